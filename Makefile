@@ -1,0 +1,58 @@
+# twin memory: `make run` sets everything up and runs the service; `make test` runs the whole test suite.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+HOST ?= 127.0.0.1
+REDIS_URL ?= redis://127.0.0.1:6379/0
+export REDIS_URL
+
+.PHONY: setup run test redis migrate
+
+setup: $(VENV)/.installed redis migrate
+
+# Reinstall only when requirements.txt changes, so a second `make setup` takes seconds.
+$(VENV)/.installed: requirements.txt
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	@touch $@
+
+# Redis answers, or a local redis-server is started (Debian's package installed first when root).
+redis: $(VENV)/.installed
+	@if $(PY) -c "import os, redis; redis.Redis.from_url(os.environ['REDIS_URL'], socket_connect_timeout=1).ping()" 2>/dev/null; then \
+		echo "Redis answers at $$REDIS_URL"; \
+	else \
+		case "$$REDIS_URL" in redis://127.0.0.1*|redis://localhost*) ;; \
+		*) echo "Redis at $$REDIS_URL does not answer; start it, or unset REDIS_URL to use a local one." >&2; exit 1;; esac; \
+		if ! command -v redis-server >/dev/null; then \
+			if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+				echo "Installing redis-server…"; \
+				DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null || \
+				{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; }; \
+			else \
+				echo "Redis is not running and redis-server is not installed: install it (apt-get install redis-server) or set REDIS_URL." >&2; exit 1; \
+			fi; \
+		fi; \
+		mkdir -p var; \
+		redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no \
+			--dir "$(CURDIR)/var" --logfile "$(CURDIR)/var/redis.log"; \
+		for i in $$(seq 50); do $(PY) -c "import os, redis; redis.Redis.from_url(os.environ['REDIS_URL']).ping()" 2>/dev/null && break; sleep 0.1; done; \
+		echo "Started redis-server at $$REDIS_URL"; \
+	fi
+
+# Migrating also starts the embedded PostgreSQL when DATABASE_URL is unset.
+migrate: $(VENV)/.installed
+	@$(PY) manage.py migrate --noinput -v 0
+	@echo "Database migrated"
+
+run: setup
+	@$(PY) manage.py demo --port $(PORT)
+	@trap 'kill 0' INT TERM; \
+	$(VENV)/bin/celery -A twin worker --loglevel=info --concurrency=2 & \
+	$(VENV)/bin/gunicorn twin.wsgi --bind $(HOST):$(PORT) --workers 2 --threads 8 --access-logfile - & \
+	wait
+
+test: setup
+	$(PY) -m pytest $(PYTEST_ARGS)

@@ -1,0 +1,102 @@
+"""The request context: one authentication step for every /v1/ route.
+
+`Authorization: Bearer tm_…` names a project and an access; `X-Twin-Account` names the end user. Everything
+after this step reads the Context, never the headers, so tenancy comes from the credential alone.
+"""
+
+from dataclasses import dataclass
+
+from rest_framework.authentication import BaseAuthentication
+
+from .errors import ApiError
+from .models import END_USER_ID_MAX, END_USER_ID_PATTERN, Access, ApiKey, EndUser, Project
+from .services import api_key_touch, end_user_get_or_create, hash_key
+
+ACCOUNT_HEADER = "X-Twin-Account"
+
+
+@dataclass
+class Context:
+    """Whose memory a request reaches, and how far."""
+
+    project: Project
+    account: str  # the end user's id, as the caller named it
+    access: str  # Access.READ or Access.WRITE
+    api_key: ApiKey | None = None
+    _end_user: EndUser | None = None
+
+    @property
+    def can_write(self) -> bool:
+        return self.access == Access.WRITE
+
+    def end_user(self, *, create: bool = False) -> EndUser | None:
+        """The end user; None for one never written to, unless `create` (first write creates it)."""
+        if self._end_user is None:
+            if create:
+                self._end_user = end_user_get_or_create(project=self.project, external_id=self.account)
+            else:
+                self._end_user = EndUser.objects.filter(project=self.project, external_id=self.account).first()
+        return self._end_user
+
+    def as_dict(self) -> dict:
+        end_user = self.end_user()
+        return {
+            "project": {"slug": self.project.slug, "name": self.project.name},
+            "end_user": {"id": self.account, "exists": end_user is not None},
+            "access": self.access,
+            "key": {"prefix": self.api_key.prefix, "name": self.api_key.name} if self.api_key else None,
+        }
+
+
+def unauthorized(error: str, message: str) -> ApiError:
+    return ApiError(401, error, message)
+
+
+def bearer_token(request) -> str | None:
+    header = request.META.get("HTTP_AUTHORIZATION", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
+def parse_account(value: str | None) -> str:
+    """The X-Twin-Account value, checked: 1 to 128 letters, digits and _ - . : @."""
+    if value is None or value == "":
+        raise ApiError(400, "missing_account", f"The {ACCOUNT_HEADER} header is required: it names the end user.")
+    if len(value) > END_USER_ID_MAX:
+        raise ApiError(
+            400, "invalid_account", f"{ACCOUNT_HEADER} is {len(value)} characters; at most {END_USER_ID_MAX}."
+        )
+    if not END_USER_ID_PATTERN.match(value):
+        raise ApiError(
+            400,
+            "invalid_account",
+            f"{ACCOUNT_HEADER} may hold only letters, digits and _ - . : @ (1 to {END_USER_ID_MAX} characters).",
+        )
+    return value
+
+
+def context_from_request(request) -> Context:
+    """Authenticate a request into a Context, or raise ApiError (401 for the key, 400 for the account)."""
+    token = bearer_token(request)
+    if token is None:
+        raise unauthorized("missing_key", "Send Authorization: Bearer <key>.")
+    key = ApiKey.objects.select_related("project").filter(key_hash=hash_key(token)).first()
+    if key is None:
+        raise unauthorized("invalid_key", "That key is not one this service issued.")
+    if key.revoked_at is not None:
+        raise unauthorized("revoked_key", "That key has been revoked.")
+    account = parse_account(request.META.get("HTTP_X_TWIN_ACCOUNT"))
+    api_key_touch(key=key)
+    return Context(project=key.project, account=account, access=key.access, api_key=key)
+
+
+class ContextAuthentication(BaseAuthentication):
+    """DRF's door to context_from_request: request.auth is the Context."""
+
+    def authenticate(self, request):
+        return (None, context_from_request(request._request))
+
+    def authenticate_header(self, request):
+        return "Bearer"

@@ -1,0 +1,37 @@
+"""One error shape for every /v1/ route: a stable `error` code and a human `message`."""
+
+from django.http import JsonResponse
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+class ApiError(Exception):
+    """An error a caller can act on. `details` carries structured extras (the field, the bound…)."""
+
+    def __init__(self, status: int, error: str, message: str, **details):
+        super().__init__(message)
+        self.status = status
+        self.error = error
+        self.message = message
+        self.details = details
+        self.headers: dict[str, str] = {}
+
+    def as_dict(self) -> dict:
+        return {"error": self.error, "message": self.message, **self.details}
+
+    def response(self) -> JsonResponse:
+        response = JsonResponse(self.as_dict(), status=self.status)
+        for name, value in self.headers.items():
+            response[name] = value
+        return response
+
+
+def exception_handler(exc, context):
+    """DRF's handler, reshaped into {error, message} so every route answers alike."""
+    if isinstance(exc, ApiError):
+        return exc.response()
+    response = drf_exception_handler(exc, context)
+    if response is not None:
+        detail = response.data.get("detail") if isinstance(response.data, dict) else None
+        code = getattr(detail, "code", None) or "error"
+        response.data = {"error": str(code), "message": str(detail or response.data)}
+    return response

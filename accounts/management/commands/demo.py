@@ -1,0 +1,61 @@
+import json
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+from accounts.models import ApiKey
+from accounts.services import api_key_create, hash_key, project_get_or_create
+
+DEMO_PROJECT = "Demo"
+DEMO_OWNER = "demo@example.com"
+
+
+class Command(BaseCommand):
+    help = "Create (once) a demo project with a read key and a read-and-write key, and print how to use them."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--port", default="8000")
+
+    def _keys(self, project) -> dict:
+        # Keys are stored hashed, so the demo's own clear copies live in an untracked file for development.
+        path = settings.VAR_DIR / "demo-keys.json"
+        keys = json.loads(path.read_text()) if path.exists() else {}
+        for access in ("read", "write"):
+            raw = keys.get(access, "")
+            valid = ApiKey.objects.filter(
+                project=project, key_hash=hash_key(raw), access=access, revoked_at=None
+            ).exists()
+            if not valid:
+                _, keys[access] = api_key_create(project=project, access=access, name=f"demo {access}")
+        path.write_text(json.dumps(keys))
+        path.chmod(0o600)
+        return keys
+
+    def handle(self, *args, port, **options):
+        project, _ = project_get_or_create(name=DEMO_PROJECT, owner_email=DEMO_OWNER)
+        keys = self._keys(project)
+        base = f"http://127.0.0.1:{port}"
+        mcp_config = {
+            "mcpServers": {
+                "twin-memory": {
+                    "type": "http",
+                    "url": f"{base}/v1/mcp",
+                    "headers": {"Authorization": f"Bearer {keys['write']}", "X-Twin-Account": "demo_user"},
+                }
+            }
+        }
+        self.stdout.write(
+            f"""
+twin memory demo project: {project.slug}
+  read key:            {keys['read']}
+  read and write key:  {keys['write']}
+
+Try it:
+  curl -s {base}/v1/me -H "Authorization: Bearer {keys['write']}" -H "X-Twin-Account: demo_user"
+
+MCP client config (Claude Code .mcp.json, Cursor mcp.json):
+{json.dumps(mcp_config, indent=2)}
+
+API docs: {base}/v1/docs
+"""
+        )

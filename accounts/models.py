@@ -1,0 +1,142 @@
+"""Who is who: users, projects, members and their roles, end users, API keys, and the OAuth models."""
+
+import re
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractUser, BaseUserManager
+from django.db import models
+from oauth2_provider.models import (
+    AbstractAccessToken,
+    AbstractApplication,
+    AbstractGrant,
+    AbstractIDToken,
+    AbstractRefreshToken,
+)
+
+# An end user is named by the caller's X-Twin-Account value.
+END_USER_ID_PATTERN = re.compile(r"^[A-Za-z0-9_\-.:@]{1,128}$")
+END_USER_ID_MAX = 128
+
+
+class UserManager(BaseUserManager):
+    use_in_migrations = True
+
+    def create_user(self, email, password=None, **extra):
+        if not email:
+            raise ValueError("An email is required")
+        user = self.model(email=self.normalize_email(email).lower(), **extra)
+        user.set_password(password)
+        user.save(using=self._db)
+        return user
+
+    def create_superuser(self, email, password=None, **extra):
+        extra.setdefault("is_staff", True)
+        extra.setdefault("is_superuser", True)
+        return self.create_user(email, password, **extra)
+
+
+class User(AbstractUser):
+    """A console account; people log in by email."""
+
+    username = None
+    email = models.EmailField(unique=True)
+
+    USERNAME_FIELD = "email"
+    REQUIRED_FIELDS = []
+
+    objects = UserManager()
+
+    def __str__(self):
+        return self.email
+
+
+class Project(models.Model):
+    """A customer's project: its members, keys and end users."""
+
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=80, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.slug
+
+
+class Role(models.TextChoices):
+    OWNER = "owner", "Owner"
+    ADMIN = "admin", "Admin"
+    MEMBER = "member", "Member"
+    VIEWER = "viewer", "Viewer"
+
+
+class Membership(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=16, choices=Role.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "project"], name="one_membership_per_project")]
+
+
+class EndUser(models.Model):
+    """One person whose memory a project keeps, named by the X-Twin-Account value."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="end_users")
+    external_id = models.CharField(max_length=END_USER_ID_MAX)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_active_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["project", "external_id"], name="one_end_user_per_id")]
+
+    def __str__(self):
+        return self.external_id
+
+
+class Access(models.TextChoices):
+    READ = "read", "Read"
+    WRITE = "write", "Read and write"
+
+
+class ApiKey(models.Model):
+    """A project's key. Only its SHA-256 is stored; the key itself is shown once, at creation."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="api_keys")
+    name = models.CharField(max_length=100, blank=True)
+    access = models.CharField(max_length=8, choices=Access.choices)
+    prefix = models.CharField(max_length=16)
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self):
+        return f"{self.prefix}… ({self.access})"
+
+
+# django-oauth-toolkit's models, swapped together so later migrations can give a connection its
+# project, end user and access without touching the toolkit's own tables.
+class OAuthApplication(AbstractApplication):
+    class Meta(AbstractApplication.Meta):
+        swappable = "OAUTH2_PROVIDER_APPLICATION_MODEL"
+
+
+class OAuthGrant(AbstractGrant):
+    class Meta(AbstractGrant.Meta):
+        swappable = "OAUTH2_PROVIDER_GRANT_MODEL"
+
+
+class OAuthIDToken(AbstractIDToken):
+    class Meta(AbstractIDToken.Meta):
+        swappable = "OAUTH2_PROVIDER_ID_TOKEN_MODEL"
+
+
+class OAuthAccessToken(AbstractAccessToken):
+    class Meta(AbstractAccessToken.Meta):
+        swappable = "OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL"
+
+
+class OAuthRefreshToken(AbstractRefreshToken):
+    class Meta(AbstractRefreshToken.Meta):
+        swappable = "OAUTH2_PROVIDER_REFRESH_TOKEN_MODEL"

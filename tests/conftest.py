@@ -1,0 +1,118 @@
+"""The test base: Alice owns a project, Bob is on her team, Charlie is an outsider with his own project.
+
+Everything runs on the real embedded PostgreSQL with pgvector and the real Redis. Celery runs eagerly in
+the test process for speed; the background read, retries and the broker-down case use a real worker
+(tests/worker.py).
+"""
+
+import json
+import os
+
+import pytest
+from django.test import Client
+
+from accounts.models import Role
+from accounts.services import api_key_create, project_create, user_get_or_create
+from accounts.models import Membership
+from twin.celery import app as celery_app
+
+TEST_QUEUE = f"twin-test-{os.getpid()}"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _celery_for_tests():
+    # Eager by default; a test queue of its own so a developer's running worker never takes test tasks.
+    celery_app.conf.task_always_eager = True
+    celery_app.conf.task_default_queue = TEST_QUEUE
+    yield
+
+
+class Api:
+    """A caller of the HTTP API with one key and one end user."""
+
+    def __init__(self, key: str | None, account: str | None):
+        self.key, self.account = key, account
+        self.client = Client()
+
+    def headers(self, **extra) -> dict:
+        headers = {}
+        if self.key is not None:
+            headers["Authorization"] = f"Bearer {self.key}"
+        if self.account is not None:
+            headers["X-Twin-Account"] = self.account
+        headers.update(extra)
+        return headers
+
+    def get(self, path, **extra):
+        return self.client.get(path, headers=self.headers(**extra))
+
+    def post(self, path, body=None, **extra):
+        return self.client.post(
+            path, data=json.dumps(body if body is not None else {}), content_type="application/json",
+            headers=self.headers(**extra),
+        )
+
+    def as_account(self, account):
+        return Api(self.key, account)
+
+
+@pytest.fixture
+def alice(db):
+    user, _ = user_get_or_create(email="alice@example.com")
+    user.set_password("alice-password-1")
+    user.save()
+    return user
+
+
+@pytest.fixture
+def project(alice):
+    return project_create(name="Alice Co", owner=alice)
+
+
+@pytest.fixture
+def bob(project):
+    user, _ = user_get_or_create(email="bob@example.com")
+    user.set_password("bob-password-1")
+    user.save()
+    Membership.objects.create(user=user, project=project, role=Role.MEMBER)
+    return user
+
+
+@pytest.fixture
+def charlie(db):
+    user, _ = user_get_or_create(email="charlie@example.com")
+    user.set_password("charlie-password-1")
+    user.save()
+    return user
+
+
+@pytest.fixture
+def other_project(charlie):
+    return project_create(name="Charlie Co", owner=charlie)
+
+
+@pytest.fixture
+def write_key(project, alice):
+    return api_key_create(project=project, access="write", name="alice write", created_by=alice)
+
+
+@pytest.fixture
+def read_key(project, alice):
+    return api_key_create(project=project, access="read", name="alice read", created_by=alice)
+
+
+@pytest.fixture
+def api(write_key):
+    """Alice's read-and-write key, for end user u_1."""
+    return Api(write_key[1], "u_1")
+
+
+@pytest.fixture
+def read_api(read_key):
+    return Api(read_key[1], "u_1")
+
+
+@pytest.fixture
+def charlie_api(other_project, charlie):
+    _, raw = api_key_create(project=other_project, access="write", created_by=charlie)
+    return Api(raw, "u_1")

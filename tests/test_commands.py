@@ -1,0 +1,52 @@
+"""createproject and createkey, in their exact forms."""
+
+import io
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from accounts.models import Membership, Project, Role
+from tests.conftest import Api
+
+
+def run(*args) -> str:
+    out = io.StringIO()
+    call_command(*args, stdout=out, stderr=io.StringIO())
+    return out.getvalue()
+
+
+def test_createproject_creates_the_project_and_its_owner(db):
+    slug = run("createproject", "Acme Support", "--owner", "ops@acme.test").strip()
+    assert slug == "acme-support"
+    project = Project.objects.get(slug=slug)
+    membership = Membership.objects.get(project=project)
+    assert membership.user.email == "ops@acme.test" and membership.role == Role.OWNER
+
+
+def test_createproject_leaves_an_existing_project_as_it_is(db):
+    first = run("createproject", "Acme", "--owner", "ops@acme.test").strip()
+    again = run("createproject", "Acme", "--owner", "someone@else.test").strip()
+    assert first == again
+    assert Project.objects.count() == 1
+    assert Membership.objects.get().user.email == "ops@acme.test"
+
+
+def test_createkey_prints_a_working_key_on_its_last_line(db):
+    slug = run("createproject", "Acme", "--owner", "ops@acme.test").strip()
+    for access in ("read", "write"):
+        key = run("createkey", slug, "--access", access, "--name", "ci").strip().splitlines()[-1]
+        response = Api(key, "user_42").get("/v1/me")
+        assert response.status_code == 200
+        assert response.json()["access"] == access
+        assert response.json()["project"]["slug"] == slug
+
+
+def test_createkey_refuses_an_unknown_project(db):
+    with pytest.raises(CommandError, match="No project"):
+        run("createkey", "nope", "--access", "read")
+
+
+def test_createkey_refuses_an_unknown_access(db):
+    run("createproject", "Acme", "--owner", "ops@acme.test")
+    with pytest.raises(CommandError):
+        run("createkey", "acme", "--access", "admin")

