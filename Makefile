@@ -50,7 +50,7 @@ migrate: $(VENV)/.installed
 run: setup
 	@$(PY) manage.py demo --port $(PORT)
 	@trap 'kill 0' INT TERM; \
-	$(VENV)/bin/celery -A twin worker --loglevel=info --concurrency=2 & \
+	$(VENV)/bin/celery -A twin worker -B --loglevel=info --concurrency=2 --schedule var/celerybeat-schedule & \
 	$(VENV)/bin/gunicorn twin.wsgi --bind $(HOST):$(PORT) --workers 2 --threads 8 --access-logfile - & \
 	wait
 

@@ -124,6 +124,9 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 600}
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER")
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+# The sweep re-queues items whose read was lost (broker or worker down); `celery -A twin worker -B` runs it.
+CELERY_BEAT_SCHEDULE = {"sweep-unread": {"task": "memory.tasks.sweep_unread", "schedule": 60.0}}
 CELERY_TASK_EAGER_PROPAGATES = True
 
 REST_FRAMEWORK = {

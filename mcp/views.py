@@ -1,0 +1,85 @@
+"""POST /v1/mcp: MCP over Streamable HTTP, one JSON-RPC message per POST, plain JSON answers.
+
+No SSE stream and no Mcp-Session-Id: each request stands alone, so the web tier stays stateless.
+"""
+
+import json
+from urllib.parse import urlsplit
+
+from django.http import HttpResponse, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+
+from accounts.auth import context_from_request
+from accounts.errors import ApiError
+from memory.tools import mcp_tools
+
+from . import protocol
+
+RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource/v1/mcp"
+
+
+def _rpc_error(status: int, code: int, message: str, request_id=None, data=None) -> JsonResponse:
+    return JsonResponse(protocol.error_response(request_id, code, message, data), status=status)
+
+
+def resource_metadata_url(request) -> str:
+    return request.build_absolute_uri(RESOURCE_METADATA_PATH)
+
+
+def _auth_error(request, error: ApiError) -> JsonResponse:
+    response = _rpc_error(error.status, protocol.INVALID_REQUEST, error.message, data=error.as_dict())
+    metadata = resource_metadata_url(request)
+    if error.status == 401:
+        response["WWW-Authenticate"] = f'Bearer resource_metadata="{metadata}"'
+    elif error.status == 403 and error.error == "insufficient_scope":
+        response["WWW-Authenticate"] = (
+            f'Bearer error="insufficient_scope", scope="memory:read memory:write", '
+            f'resource_metadata="{metadata}", error_description="{error.message}"'
+        )
+    return response
+
+
+def _foreign_origin(request) -> bool:
+    """An Origin naming a host other than the one the request was sent to (DNS rebinding, a web page)."""
+    origin = request.headers.get("Origin")
+    if not origin or origin == "null":
+        return bool(origin)
+    return urlsplit(origin).netloc.lower() != request.get_host().lower()
+
+
+@csrf_exempt
+def mcp_endpoint(request):
+    if request.method != "POST":
+        response = _rpc_error(405, protocol.INVALID_REQUEST, "Only POST: this server opens no SSE stream.")
+        response["Allow"] = "POST"
+        return response
+    if _foreign_origin(request):
+        return _rpc_error(403, protocol.INVALID_REQUEST, "The Origin header names another host.")
+    try:
+        context = context_from_request(request)
+    except ApiError as error:
+        return _auth_error(request, error)
+    version = request.headers.get("MCP-Protocol-Version", protocol.OLDEST)
+    if version not in protocol.VERSIONS:
+        return _rpc_error(400, protocol.INVALID_REQUEST, f"MCP-Protocol-Version {version!r} is not served here; "
+                          f"served: {', '.join(protocol.VERSIONS)}.")
+    try:
+        message = json.loads(request.body)
+    except (ValueError, UnicodeDecodeError):
+        return _rpc_error(400, protocol.PARSE_ERROR, "The body is not JSON.")
+    if isinstance(message, list):
+        return _rpc_error(400, protocol.INVALID_REQUEST, "Batches are not accepted: one message a request.")
+    request_id = message.get("id") if isinstance(message, dict) else None
+    session = protocol.Session(context=context, tools=mcp_tools(context))
+    try:
+        answer = protocol.dispatch(session, message)
+    except protocol.RpcError as error:
+        return _rpc_error(400, error.code, error.message, request_id, error.data)
+    except ApiError as error:
+        response = _auth_error(request, error)
+        body = protocol.error_response(request_id, protocol.INVALID_REQUEST, error.message, error.as_dict())
+        response.content = json.dumps(body)
+        return response
+    if answer is None:
+        return HttpResponse(status=202)
+    return JsonResponse(answer, json_dumps_params={"ensure_ascii": False})

@@ -1,0 +1,201 @@
+"""The addressed tools: read, ls, around, latest, overview, grep. Ordered or exact, never ranked."""
+
+from django.db.models import Count, Max, Min
+
+from .errors import CannotAnswer
+from .models import Passage
+from .paths import INDEX_PATH, PLURAL, iso, parse_passage_id, passage_id
+from .selectors import Memory
+from .validation import parse_date
+
+CHILDREN_MAX = 1_000
+
+
+def passage_json(p: Passage, **extra) -> dict:
+    """One passage as every tool shows it: address, date, who, text, and the items it came from."""
+    out = {"path": p.path, "passage_id": passage_id(p.thread.tid, p.seq), "at": iso(p.at)}
+    for name in ("author", "role", "title"):
+        if getattr(p, name):
+            out[name] = getattr(p, name)
+    if p.expires:
+        out["expires"] = iso(p.expires)
+    out.update(extra)
+    out["text"] = p.text
+    out["item_ids"] = list(p.item_ids)
+    return out
+
+
+def render_passage(p: Passage) -> str:
+    """A passage file: its address, date, author, role, title and item ids, then its text."""
+    lines = [f"# {passage_id(p.thread.tid, p.seq)}", "", f"- at: {iso(p.at)}"]
+    for name in ("author", "role", "title", "about"):
+        if getattr(p, name):
+            lines.append(f"- {name}: {getattr(p, name)}")
+    if p.expires:
+        lines.append(f"- expires: {iso(p.expires)}")
+    lines.append(f"- items: {', '.join(p.item_ids)}")
+    return "\n".join(lines) + "\n\n" + p.text + "\n"
+
+
+def _dir(path: str) -> str:
+    path = path.strip().lstrip("/")
+    return path if path == "" or path.endswith("/") else path + "/"
+
+
+def _children(memory: Memory, directory: str) -> list[dict] | None:
+    """The entries of a directory, or None when it does not exist."""
+    parts = [p for p in directory.split("/") if p]
+    passages = memory.passages()
+    if not parts:
+        return [{"name": INDEX_PATH, "path": INDEX_PATH}, {"name": "passages/", "path": "passages/"}]
+    if parts[0] != "passages" or len(parts) > 4:
+        return None
+    if len(parts) == 1:
+        rows = passages.values("thread__source").annotate(n=Count("id")).order_by("thread__source")
+        return [{"name": f"{r['thread__source']}/", "path": f"passages/{r['thread__source']}/",
+                 "passages": r["n"]} for r in rows]
+    passages = passages.filter(path__startswith=directory)
+    if len(parts) == 2:
+        rows = passages.values("kind").annotate(n=Count("id")).order_by("kind")
+        return [{"name": f"{PLURAL[r['kind']]}/", "path": f"{directory}{PLURAL[r['kind']]}/", "passages": r["n"]}
+                for r in rows] or None
+    if len(parts) == 3:
+        rows = (passages.values("thread__tid", "thread__title")
+                .annotate(n=Count("id"), first=Min("at"), last=Max("at")).order_by("-last", "thread__tid"))
+        out = []
+        for r in rows[:CHILDREN_MAX]:
+            entry = {"name": f"{r['thread__tid']}/", "path": f"{directory}{r['thread__tid']}/", "passages": r["n"],
+                     "first_at": iso(r["first"]), "last_at": iso(r["last"])}
+            if r["thread__title"]:
+                entry["title"] = r["thread__title"]
+            out.append(entry)
+        return out or None
+    rows = passages.order_by("seq")[:CHILDREN_MAX]
+    return [{"name": p.path.rsplit("/", 1)[1], "path": p.path, "at": iso(p.at),
+             "preview": " ".join(p.text.split())[:80]} for p in rows] or None
+
+
+def memory_ls(*, memory: Memory, path: str = "") -> dict:
+    """The children of one directory; directories end in /."""
+    directory = _dir(path)
+    children = _children(memory, directory)
+    if children is None:
+        parent = directory.rstrip("/").rsplit("/", 1)[0] + "/" if "/" in directory.rstrip("/") else ""
+        while _children(memory, parent) is None:
+            parent = parent.rstrip("/").rsplit("/", 1)[0] + "/" if "/" in parent.rstrip("/") else ""
+        raise CannotAnswer(
+            "not_found", f"No directory {directory!r} in this memory.", path=directory,
+            nearest=parent, children=[c["name"] for c in _children(memory, parent)],
+        )
+    return {"path": directory, "children": children}
+
+
+def memory_read(*, memory: Memory, path: str) -> dict:
+    """One file by exact path; a missing path answers with its siblings."""
+    path = path.strip().lstrip("/")
+    if path == INDEX_PATH:
+        return {"path": path, "text": memory.written_index()}
+    passage = memory.passages().filter(path=path).first()
+    if passage:
+        return {"path": path, "passage_id": passage_id(passage.thread.tid, passage.seq), "at": iso(passage.at),
+                "item_ids": list(passage.item_ids), "text": render_passage(passage)}
+    parent = path.rsplit("/", 1)[0] + "/" if "/" in path else ""
+    if path.endswith("/") or _children(memory, _dir(path)) is not None:
+        raise CannotAnswer("is_a_directory", f"{path!r} is a directory; memory_ls lists it.", path=path,
+                           children=[c["name"] for c in _children(memory, _dir(path))])
+    try:
+        siblings = memory_ls(memory=memory, path=parent)["children"]
+        where = parent
+    except CannotAnswer as missing:
+        siblings, where = [{"name": n} for n in missing.details["children"]], missing.details["nearest"]
+    raise CannotAnswer("not_found", f"No file {path!r} in this memory.", path=path, directory=where,
+                       siblings=[c["name"] for c in siblings])
+
+
+def _passage(memory: Memory, pid: str) -> Passage:
+    parsed = parse_passage_id(pid)
+    if parsed is None:
+        raise CannotAnswer("not_found", f"{pid!r} is not a passage id (like th_8b5e5d4c8946d815/p_0001).")
+    tid, seq = parsed
+    found = memory.passages().filter(thread__tid=tid, seq=seq).first()
+    if found is None:
+        thread = memory.passages().filter(thread__tid=tid).aggregate(first=Min("seq"), last=Max("seq"))
+        hint = (f" Thread {tid} has p_{thread['first']:04d} to p_{thread['last']:04d}." if thread["first"]
+                else f" There is no thread {tid}.")
+        raise CannotAnswer("not_found", f"No passage {pid}.{hint}", passage_id=pid)
+    return found
+
+
+def memory_around(*, memory: Memory, passage_id: str, width: int) -> dict:
+    """The passages either side of one in its own thread, in order (the passage itself marked)."""
+    center = _passage(memory, passage_id)
+    thread = memory.passages().filter(thread=center.thread)
+    before = list(thread.filter(seq__lt=center.seq).order_by("-seq")[:width])[::-1]
+    after = list(thread.filter(seq__gt=center.seq).order_by("seq")[:width])
+    passages = [passage_json(p) for p in before] + [passage_json(center, center=True)] + [
+        passage_json(p) for p in after
+    ]
+    return {"passage_id": passage_id, "thread": center.thread.tid, "passages": passages}
+
+
+def _places(memory: Memory) -> list[str]:
+    sources = memory.passages().values_list("thread__source", flat=True).distinct()
+    kinds = memory.passages().values_list("kind", flat=True).distinct()
+    return sorted(set(sources)) + sorted(PLURAL[k] for k in set(kinds))
+
+
+def _dated(passages, after: str | None, before: str | None):
+    if after:
+        passages = passages.filter(at__gte=parse_date(after, "after"))
+    if before:
+        passages = passages.filter(at__lt=parse_date(before, "before"))
+    return passages
+
+
+def memory_latest(*, memory: Memory, k: int, place: str = "", after: str | None = None,
+                  before: str | None = None) -> dict:
+    """The most recent passages, newest first, optionally in one place and a date window."""
+    passages = memory.passages()
+    place = place.strip().strip("/")
+    if place:
+        kind = {plural: kind for kind, plural in PLURAL.items()}.get(place)
+        passages = passages.filter(kind=kind) if kind else passages.filter(thread__source=place)
+        if not passages.exists():
+            raise CannotAnswer("empty_place", f"Nothing is in place {place!r}.", place=place,
+                               places=_places(memory))
+    rows = _dated(passages, after, before).order_by("-at", "-seq")[:k]
+    return {"passages": [passage_json(p) for p in rows]}
+
+
+def memory_overview(*, memory: Memory) -> dict:
+    """Shape, counts, date range and the written index."""
+    passages = memory.passages()
+    by_kind = {PLURAL[r["kind"]]: r["n"] for r in passages.values("kind").annotate(n=Count("id"))}
+    span = passages.aggregate(first=Min("at"), last=Max("at"))
+    items = memory.items()
+    return {
+        "end_user": memory.end_user.external_id,
+        "counts": {
+            "items": items.count(),
+            "unread_items": items.filter(read_at__isnull=True).count(),
+            "threads": memory.threads().filter(passages__isnull=False).distinct().count(),
+            "passages": sum(by_kind.values()),
+            "passages_by_kind": by_kind,
+        },
+        "first_at": iso(span["first"]),
+        "last_at": iso(span["last"]),
+        "places": _places(memory),
+        "index": memory.written_index(),
+    }
+
+
+def memory_grep(*, memory: Memory, pattern: str, scope: str = "", limit: int) -> dict:
+    """Case-insensitive substring matches over current passages, newest first."""
+    passages = memory.passages().filter(text__icontains=pattern)
+    if scope:
+        passages = passages.filter(path__startswith=scope.strip().lstrip("/"))
+    hits = []
+    for p in passages.order_by("-at", "-seq")[:limit]:
+        start = p.text.lower().find(pattern.lower())
+        hits.append(passage_json(p, match=p.text[max(0, start - 80): start + len(pattern) + 80]))
+    return {"pattern": pattern, "found": len(hits), "hits": hits}

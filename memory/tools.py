@@ -1,0 +1,284 @@
+"""THE tool registry: each tool defined once.
+
+Name, title, annotations, the description a client shows, the input schema with its bounds and defaults,
+and the service function. The /v1/memory/<name> routes, MCP tools/list and tools/call, the stdio server, the
+console's playground and the OpenAPI schema are all derived from these definitions, so a bound lives here
+(from limits.py) and nowhere else.
+"""
+
+import json
+from dataclasses import dataclass, field
+from typing import Callable
+
+from accounts.auth import Context
+from accounts.errors import ApiError
+
+from . import browse, search, services
+from .limits import (
+    AROUND_WIDTH_DEFAULT, AROUND_WIDTH_MAX, FORGET_IDS_MAX, GREP_LIMIT_DEFAULT, GREP_LIMIT_MAX, ITEM_FIELD_MAX,
+    ITEM_ID_MAX, ITEM_KINDS, ITEM_TEXT_MAX, ITEMS_MAX, ITEMS_MIN, LATEST_K_DEFAULT, LATEST_K_MAX, NAME_MAX,
+    DEFAULT_KIND, TEXT_MAX,
+)
+from .selectors import Memory
+from .validation import date_schema, validate
+
+READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    title: str
+    description: str
+    properties: dict
+    run: Callable[..., dict]
+    required: tuple[str, ...] = ()
+    annotations: dict = field(default_factory=lambda: dict(READ_ONLY))
+    writes: bool = False
+    creates_memory: bool = False  # a write may create the end user; a read needs memory to exist
+    mcp: bool = True  # False: an HTTP-only route (forget, correct, versions)
+
+    @property
+    def route(self) -> str:
+        return self.name.removeprefix("memory_")
+
+    @property
+    def input_schema(self) -> dict:
+        schema = {"type": "object", "properties": self.properties, "additionalProperties": False}
+        if self.required:
+            schema["required"] = list(self.required)
+        return schema
+
+    def defaults(self) -> dict:
+        return {name: spec["default"] for name, spec in self.properties.items() if "default" in spec}
+
+
+def text(description: str, max_length: int = TEXT_MAX, min_length: int = 1) -> dict:
+    return {"type": "string", "minLength": min_length, "maxLength": max_length, "description": description}
+
+
+def integer(description: str, low: int, high: int, default: int) -> dict:
+    return {"type": "integer", "minimum": low, "maximum": high, "default": default, "description": description}
+
+
+ITEM_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "text": text("What was said or written. 1 to 100,000 characters; a document is cut into passages.",
+                     ITEM_TEXT_MAX),
+        "kind": {"type": "string", "enum": list(ITEM_KINDS), "default": DEFAULT_KIND,
+                 "description": "message, document or note. Default note."},
+        "id": text("Your id for the item. Sending the same id again edits that item, keeping its earlier text "
+                   "as a version. Generated when absent.", ITEM_ID_MAX),
+        "at": date_schema("When it was said or written: an ISO day or time. Default now."),
+        "author": text("Who said or wrote it.", ITEM_FIELD_MAX, 0),
+        "role": text("The author's role, such as user or assistant.", ITEM_FIELD_MAX, 0),
+        "session": text("The conversation or run it belongs to; items of one session share a thread.",
+                        ITEM_FIELD_MAX, 0),
+        "title": text("A title, such as a document's.", ITEM_FIELD_MAX, 0),
+        "about": text("The subject it is about.", ITEM_FIELD_MAX, 0),
+        "expires": date_schema("When it stops being true: an ISO day or time."),
+        "metadata": {"type": "object", "description": "Free JSON, at most 16 KB."},
+    },
+    "required": ["text"],
+    "additionalProperties": False,
+}
+
+SAVE_POLICY = (
+    "Save to this person's long-term memory (twin memory), which their other apps read too. Call this on your "
+    "own, without being asked, on every turn where they say anything new: about themselves, their work, or the "
+    "people, places, projects and things around them - preferences, facts, opinions, decisions, plans, dates, "
+    "names and numbers, small details and passing remarks. Also save what was asked, tried, decided or built "
+    "together, and why. When in doubt, save. One fact per item, as a note, in their words; several items in "
+    "one call is fine. Reuse an item's id to correct it; set expires for what stops being true. Never save "
+    "secrets, passwords, keys or payment details, or your own suggestions as facts about them."
+)
+
+TOOLS: list[Tool] = [
+    Tool(
+        name="memory_search",
+        title="Search memory",
+        description="What memory holds for a question: what is known, dated facts and whole passages, each with "
+        "its address. The default first lookup. Can make one model call. Same as /v1/memory/search.",
+        properties={
+            "query": text("The question, in plain words. 1 to 2,000 characters."),
+            "before": date_schema("Only memory from before this day. The question is asked as of it."),
+            "after": date_schema("Only memory from this day on. Returns a ranked list rather than the brief."),
+            "scope": text("A path prefix to search under, such as passages/memory/documents. Returns a ranked "
+                          "list.", NAME_MAX, 0),
+        },
+        required=("query",),
+        run=search.memory_search,
+    ),
+    Tool(
+        name="memory_grep",
+        title="Find exact text",
+        description="Exact substring match, for a quoted phrase that similarity would blur. Case is ignored. "
+        "Makes no model call. Same as /v1/memory/grep.",
+        properties={
+            "pattern": text("The phrase to find. 1 to 2,000 characters."),
+            "scope": text("A path prefix to look under.", NAME_MAX, 0),
+            "limit": integer("How many matches to return. 1 to 50, default 50.", 1, GREP_LIMIT_MAX,
+                             GREP_LIMIT_DEFAULT),
+        },
+        required=("pattern",),
+        run=browse.memory_grep,
+    ),
+    Tool(
+        name="memory_read",
+        title="Read a memory file",
+        description="One file by exact path. A missing path answers with its siblings. Makes no model call. "
+        "Same as /v1/memory/read.",
+        properties={"path": text("A path a result gave you, such as a hit's path.", NAME_MAX)},
+        required=("path",),
+        run=browse.memory_read,
+    ),
+    Tool(
+        name="memory_ls",
+        title="List memory files",
+        description="The children of one directory, so a caller can see the shape before reading. Directories "
+        "end in /. Makes no model call. Same as /v1/memory/ls.",
+        properties={"path": {**text('The directory. Default "", the top.', NAME_MAX, 0), "default": ""}},
+        run=browse.memory_ls,
+    ),
+    Tool(
+        name="memory_around",
+        title="Read around a passage",
+        description="The passages either side of one, in its own thread. Addressed, never ranked. Makes no "
+        "model call. Same as /v1/memory/around.",
+        properties={
+            "passage_id": text("A passage id from a result, such as th_8b5e5d4c8946d815/p_0001.", NAME_MAX),
+            "width": integer("How many passages on each side. 1 to 5, default 2.", 1, AROUND_WIDTH_MAX,
+                             AROUND_WIDTH_DEFAULT),
+        },
+        required=("passage_id",),
+        run=browse.memory_around,
+    ),
+    Tool(
+        name="memory_history",
+        title="History of a value",
+        description="The bi-temporal chain for one subject: what was true, and when it stopped being. Needs the "
+        "conversation to have been read in the background. Makes no model call. Same as /v1/memory/history.",
+        properties={
+            "subject": text("The subject, such as Alice Chen. A miss answers with the nearest recorded subjects.",
+                            NAME_MAX),
+            "attribute": text("One attribute, such as home_city.", NAME_MAX),
+        },
+        required=("subject",),
+        run=search.memory_history,
+    ),
+    Tool(
+        name="memory_latest",
+        title="Latest memories",
+        description="The most recent passages, newest first. Ordered, never ranked: the lane for \"what happened "
+        "last\", which a similarity search cannot answer. Makes no model call. Same as /v1/memory/latest.",
+        properties={
+            "k": integer("How many passages. 1 to 50, default 10.", 1, LATEST_K_MAX, LATEST_K_DEFAULT),
+            "place": {**text('A place to narrow to: either segment of a passage path, such as memory or '
+                             'documents. Default "", everywhere. A place that holds nothing answers with the '
+                             'places that exist.', NAME_MAX, 0), "default": ""},
+            "after": date_schema("Only passages from this day on."),
+            "before": date_schema("Only passages from before this day."),
+        },
+        run=browse.memory_latest,
+    ),
+    Tool(
+        name="memory_overview",
+        title="What memory holds",
+        description="What this memory holds: its shape, its counts, and its written index. The first call a "
+        "model that has never looked should make. Makes no model call. Same as /v1/memory/overview.",
+        properties={},
+        run=browse.memory_overview,
+    ),
+    Tool(
+        name="memory_add",
+        title="Save to memory",
+        description=SAVE_POLICY,
+        properties={
+            "items": {"type": "array", "minItems": ITEMS_MIN, "maxItems": ITEMS_MAX, "items": ITEM_SCHEMA,
+                      "description": "1 to 500 items, each as /v1/memory/add takes it: text, kind, id, at, "
+                      "author, role, session, title, about, expires and metadata."},
+            "wait": {"type": "boolean", "default": False,
+                     "description": "Answer once the items are searchable, rather than a moment before. "
+                     "Default false."},
+        },
+        required=("items",),
+        annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True,
+                     "openWorldHint": False},
+        writes=True,
+        creates_memory=True,
+        run=services.memory_add,
+    ),
+    # HTTP-only routes: they stay on the customer's backend, never offered to a model.
+    Tool(
+        name="memory_forget",
+        title="Forget",
+        description="Erase items by id, or every item under a path, or the whole end user (`all: true`). "
+        "Everything derived from them goes too. HTTP only.",
+        properties={
+            "ids": {"type": "array", "minItems": 1, "maxItems": FORGET_IDS_MAX,
+                    "items": text("An item id.", ITEM_ID_MAX), "description": "Item ids to erase."},
+            "path": text("A passage file or a directory of them, such as passages/memory/notes/.", NAME_MAX),
+            "all": {"type": "boolean", "default": False, "description": "Erase this end user's whole memory."},
+        },
+        annotations={"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True,
+                     "openWorldHint": False},
+        writes=True,
+        mcp=False,
+        run=lambda *, memory, ids=None, path=None, all=False: services.memory_forget(
+            memory=memory, ids=ids, path=path, everything=all
+        ),
+    ),
+    Tool(
+        name="memory_correct",
+        title="Correct an item",
+        description="Fix an item's text by id, keeping the old text as a version. HTTP only.",
+        properties={"id": text("The item's id.", ITEM_ID_MAX), "text": text("The corrected text.", ITEM_TEXT_MAX)},
+        required=("id", "text"),
+        annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True,
+                     "openWorldHint": False},
+        writes=True,
+        mcp=False,
+        run=services.memory_correct,
+    ),
+    Tool(
+        name="memory_versions",
+        title="An item's versions",
+        description="An item's current text and its earlier versions, oldest first. HTTP only.",
+        properties={"id": text("The item's id.", ITEM_ID_MAX)},
+        required=("id",),
+        mcp=False,
+        run=services.memory_versions,
+    ),
+]
+
+BY_NAME = {tool.name: tool for tool in TOOLS}
+
+
+class InsufficientScope(ApiError):
+    def __init__(self, tool: Tool):
+        super().__init__(403, "insufficient_scope",
+                         f"{tool.name} saves to memory: it needs a read and write key or a Read and save "
+                         "connection.", scope="memory:write")
+
+
+def mcp_tools(context: Context) -> list[Tool]:
+    """The tools an MCP client with this access lists, in the fixed order above."""
+    return [tool for tool in TOOLS if tool.mcp and (context.can_write or not tool.writes)]
+
+
+def call(tool: Tool, context: Context, arguments) -> dict:
+    """Run one tool for one caller: access, validation, defaults, the tenant's memory, the service.
+
+    Every surface calls this, so a tool behaves the same over HTTP, MCP, stdio and the console.
+    """
+    if tool.writes and not context.can_write:
+        raise InsufficientScope(tool)
+    arguments = {**tool.defaults(), **validate(tool.input_schema, arguments)}
+    memory = Memory.of(context, create=True) if tool.creates_memory else Memory.required(context)
+    return tool.run(memory=memory, **arguments)
+
+
+def encode(answer: dict) -> str:
+    """The JSON text of an answer: the HTTP body and the MCP text block are this same string."""
+    return json.dumps(answer, ensure_ascii=False)

@@ -1,0 +1,60 @@
+"""index.md, the written index: what this memory holds, rewritten after each read."""
+
+from django.db.models import Count, Max, Min
+
+from .models import WrittenIndex
+from .paths import PLURAL
+from .selectors import Memory
+
+THREADS_LISTED = 100
+
+
+def _day(value) -> str:
+    return value.date().isoformat() if value else "?"
+
+
+def _first_words(text: str, n: int = 12) -> str:
+    words = " ".join(text.split()).split(" ")
+    return " ".join(words[:n]) + (" …" if len(words) > n else "")
+
+
+def render_index(memory: Memory) -> str:
+    passages = memory.passages()
+    totals = passages.aggregate(n=Count("id"), first=Min("at"), last=Max("at"))
+    items = memory.items().count()
+    lines = [
+        f"# Memory of {memory.end_user.external_id}",
+        "",
+        f"{items} items in {memory.threads().filter(passages__isnull=False).distinct().count()} threads, "
+        f"{totals['n']} passages, from {_day(totals['first'])} to {_day(totals['last'])}.",
+        "",
+        "## Places",
+    ]
+    places = passages.values("thread__source", "kind").annotate(n=Count("id"), threads=Count("thread", distinct=True))
+    for place in places.order_by("thread__source", "kind"):
+        lines.append(
+            f"- passages/{place['thread__source']}/{PLURAL[place['kind']]}/: "
+            f"{place['threads']} threads, {place['n']} passages"
+        )
+    lines += ["", f"## Threads, newest first (up to {THREADS_LISTED})"]
+    threads = (
+        memory.threads()
+        .annotate(n=Count("passages"), first=Min("passages__at"), last=Max("passages__at"))
+        .filter(n__gt=0)
+        .order_by("-last", "tid")[:THREADS_LISTED]
+    )
+    for thread in threads:
+        opening = thread.passages.order_by("seq").values_list("text", flat=True).first() or ""
+        span = _day(thread.first) if _day(thread.first) == _day(thread.last) else (
+            f"{_day(thread.first)} to {_day(thread.last)}"
+        )
+        name = f" \"{thread.title}\"" if thread.title else ""
+        lines.append(
+            f"- passages/{thread.source}/{PLURAL[thread.kind]}/{thread.tid}/{name}: {thread.n} passages, "
+            f"{span}. {_first_words(opening)}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def rewrite_index(memory: Memory) -> None:
+    WrittenIndex.objects.update_or_create(end_user=memory.end_user, defaults={"text": render_index(memory)})
