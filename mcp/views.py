@@ -59,10 +59,6 @@ def mcp_endpoint(request):
         context = context_from_request(request)
     except ApiError as error:
         return _auth_error(request, error)
-    version = request.headers.get("MCP-Protocol-Version", protocol.OLDEST)
-    if version not in protocol.VERSIONS:
-        return _rpc_error(400, protocol.INVALID_REQUEST, f"MCP-Protocol-Version {version!r} is not served here; "
-                          f"served: {', '.join(protocol.VERSIONS)}.")
     try:
         message = json.loads(request.body)
     except (ValueError, UnicodeDecodeError):
@@ -70,6 +66,11 @@ def mcp_endpoint(request):
     if isinstance(message, list):
         return _rpc_error(400, protocol.INVALID_REQUEST, "Batches are not accepted: one message a request.")
     request_id = message.get("id") if isinstance(message, dict) else None
+    version = request.headers.get("MCP-Protocol-Version", protocol.OLDEST)
+    if version not in protocol.VERSIONS:
+        # A client probing a newer revision (the SDK's server/discover) reads this and falls back to initialize.
+        return _rpc_error(400, protocol.INVALID_REQUEST, f"MCP-Protocol-Version {version!r} is not served here.",
+                          request_id, {"supported": list(protocol.VERSIONS), "requested": version})
     session = protocol.Session(context=context, tools=mcp_tools(context))
     try:
         answer = protocol.dispatch(session, message)
@@ -81,5 +82,5 @@ def mcp_endpoint(request):
         response.content = json.dumps(body)
         return response
     if answer is None:
-        return HttpResponse(status=202)
+        return HttpResponse(status=202, content_type="application/json")
     return JsonResponse(answer, json_dumps_params={"ensure_ascii": False})

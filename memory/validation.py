@@ -94,12 +94,28 @@ def validate(schema: dict, arguments) -> dict:
         described = [_describe(e) for e in errors[:20]]
         first = described[0]
         raise InvalidArguments(first["message"], field=first["field"], bound=first["bound"], errors=described)
+    _check_nul(arguments, [])
     for field, value in _date_fields(schema, arguments, []):
         parse_date(value, field)
     items = arguments.get("items") if isinstance(arguments, dict) else None
     if isinstance(items, list):
         _check_items(items)
     return arguments
+
+
+def _check_nul(value, path: list) -> None:
+    """PostgreSQL stores no NUL character in text or JSON: refuse it by name rather than fail later."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            field = _field(path)
+            raise InvalidArguments(f"{field}: cannot contain a NUL (\\u0000) character", field=field)
+    elif isinstance(value, dict):
+        for key, sub in value.items():
+            _check_nul(key, [*path, key])
+            _check_nul(sub, [*path, key])
+    elif isinstance(value, list):
+        for i, sub in enumerate(value):
+            _check_nul(sub, [*path, i])
 
 
 def _check_items(items: list[dict]) -> None:

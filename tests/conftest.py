@@ -19,6 +19,15 @@ from twin.celery import app as celery_app
 TEST_QUEUE = f"twin-test-{os.getpid()}"
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """A test database of this run's own, so two runs on one machine (a developer's, CI's) never collide."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    database.setdefault("TEST", {})["NAME"] = f"test_{database['NAME']}_{os.getpid()}"
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _celery_for_tests():
     # Eager by default; a test queue of its own so a developer's running worker never takes test tasks.
@@ -55,9 +64,32 @@ class Api:
     def as_account(self, account):
         return Api(self.key, account)
 
+    def tool(self, name: str, **arguments):
+        """POST /v1/memory/<name>: the tool's HTTP route."""
+        return self.post(f"/v1/memory/{name}", arguments)
+
+    def add(self, *items, wait=True):
+        response = self.tool("add", items=list(items), wait=wait)
+        assert response.status_code == 200, response.content
+        return response.json()
+
+    def mcp(self, method: str, params=None, request_id=1, **headers):
+        """One JSON-RPC message to /v1/mcp."""
+        message = {"jsonrpc": "2.0", "method": method}
+        if request_id is not None:
+            message["id"] = request_id
+        if params is not None:
+            message["params"] = params
+        return self.post("/v1/mcp", message, **headers)
+
+    def call(self, name: str, **arguments):
+        """tools/call over MCP; returns the JSON-RPC result (or error) as a dict."""
+        response = self.mcp("tools/call", {"name": name, "arguments": arguments})
+        return response.json()
+
 
 @pytest.fixture
-def alice(db):
+def alice(transactional_db):
     user, _ = user_get_or_create(email="alice@example.com")
     user.set_password("alice-password-1")
     user.save()
@@ -79,7 +111,7 @@ def bob(project):
 
 
 @pytest.fixture
-def charlie(db):
+def charlie(transactional_db):
     user, _ = user_get_or_create(email="charlie@example.com")
     user.set_password("charlie-password-1")
     user.save()

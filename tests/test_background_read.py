@@ -1,0 +1,105 @@
+"""The background read in a real worker: reading, retrying, and nothing lost when Redis is down."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import psycopg
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from memory import reading
+from memory.models import Item, Passage
+from tests.conftest import TEST_QUEUE
+from tests.worker import ROOT, running_worker
+from twin.celery import app as celery_app
+
+pytestmark = pytest.mark.worker
+
+
+@pytest.fixture
+def worker(api):
+    celery_app.conf.task_always_eager = False
+    try:
+        with running_worker(TEST_QUEUE, DB_LOCK_TIMEOUT_MS="300") as log:
+            yield log
+    finally:
+        celery_app.conf.task_always_eager = True
+
+
+def wait_until_read(external_id: str, seconds: float = 30) -> Item:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        item = Item.objects.filter(external_id=external_id).first()
+        if item and item.is_read:
+            return item
+        time.sleep(0.1)
+    raise AssertionError(f"{external_id} was not read within {seconds} s")
+
+
+def test_a_worker_reads_what_was_added(api, worker):
+    answer = api.add({"text": "Read by a real worker", "id": "w1", "kind": "document"}, wait=True)
+    assert answer["items"][0]["searchable"] is True
+    passage = Passage.objects.get(item__external_id="w1")
+    assert passage.embedding is not None and passage.model
+    assert api.tool("search", query="real worker").json()["hits"][0]["item_ids"] == ["w1"]
+
+
+def test_a_failed_read_is_retried_until_it_succeeds(api, worker):
+    db = connection.settings_dict
+    blocker = psycopg.connect(dbname=db["NAME"], user=db["USER"], password=db["PASSWORD"] or None,
+                              host=db["HOST"], port=db["PORT"] or None)
+    blocker.execute("LOCK TABLE memory_passage IN ACCESS EXCLUSIVE MODE")  # the read cannot write passages
+    try:
+        answer = api.add({"text": "Read after a retry", "id": "r1"}, wait=False)
+        assert answer["items"][0]["searchable"] is False
+        deadline = time.monotonic() + 20
+        while "Retry in" not in worker.read_text():
+            assert time.monotonic() < deadline, worker.read_text()
+            time.sleep(0.1)
+        assert not Item.objects.get(external_id="r1").is_read
+    finally:
+        blocker.rollback()
+        blocker.close()
+    wait_until_read("r1")
+    assert api.tool("grep", pattern="after a retry").json()["found"] == 1
+
+
+def test_reading_twice_changes_nothing(api):
+    api.add({"text": "Once only", "id": "o1"}, {"text": "Twice", "id": "o2", "kind": "message", "session": "s"})
+    before = list(Passage.objects.order_by("pk").values("pk", "path", "text", "item_ids"))
+    pks = list(Item.objects.values_list("pk", flat=True))
+    Item.objects.update(read_version=0)  # as if the first read had been lost after writing
+    reading.read_items(pks)
+    reading.read_items(pks)
+    after = list(Passage.objects.order_by("path").values("path", "text", "item_ids"))
+    assert after == sorted(({k: v for k, v in p.items() if k != "pk"} for p in before), key=lambda p: p["path"])
+
+
+def test_nothing_is_lost_while_redis_is_down(api, write_key):
+    """The add answers and stores with no broker; the next worker to start finds and reads the items."""
+    script = (
+        "import json; from django.test import Client; "
+        "r = Client().post('/v1/memory/add', json.dumps({'items': [{'text': 'Saved while Redis was down', "
+        "'id': 'down1'}]}), content_type='application/json', "
+        f"headers={{'Authorization': 'Bearer {write_key[1]}', 'X-Twin-Account': 'u_1'}}); "
+        "print(json.dumps({'status': r.status_code, 'body': r.json()}))"
+    )
+    env = {**os.environ, "REDIS_URL": "redis://127.0.0.1:1/0", "TWIN_DB_NAME": settings.DATABASES["default"]["NAME"],
+           "TWIN_QUEUE": TEST_QUEUE}
+    result = subprocess.run([sys.executable, "manage.py", "shell", "-c", script], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=120)
+    answer = json.loads(result.stdout.strip().splitlines()[-1])
+    assert answer["status"] == 200, result.stderr
+    assert answer["body"]["items"] == [{"id": "down1", "status": "added", "searchable": False}]
+    assert not Item.objects.get(external_id="down1").is_read
+    celery_app.conf.task_always_eager = False
+    try:
+        with running_worker(TEST_QUEUE):  # Redis is back; a worker starts and sweeps
+            wait_until_read("down1")
+    finally:
+        celery_app.conf.task_always_eager = True
+    assert api.tool("grep", pattern="Redis was down").json()["found"] == 1

@@ -1,0 +1,128 @@
+"""/v1/mcp driven by the official MCP Python SDK's Streamable HTTP client: a client we did not write.
+
+The SDK runs in its own process (tests/sdk/mcp_client.py, `python -P` from a temporary directory) because
+the project's `mcp/` app shadows the SDK's import name in this one. The server is pytest-django's
+live_server; Celery runs eagerly, so memory_add's background read happens inside the live server thread.
+Both the v2 `Client` (which probes `server/discover` first and must fall back to `initialize`) and the v1
+`ClientSession` are exercised.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcp.instructions import SAVE_ALMOST_EVERYTHING, SEARCH_FIRST
+from mcp.protocol import LATEST, SERVER_INFO
+
+SCRIPT = Path(__file__).parent / "sdk" / "mcp_client.py"
+PROJECT_MCP = Path(__file__).resolve().parent.parent / "mcp"
+PHRASE = "Sapphire Heron"
+READ_TOOLS = [
+    "memory_search", "memory_grep", "memory_read", "memory_ls", "memory_around", "memory_history",
+    "memory_latest", "memory_overview",
+]
+TIMEOUT_SECONDS = 60
+
+
+@pytest.fixture
+def sdk(live_server, tmp_path):
+    """Run the SDK client script against the live server; returns the one JSON line it printed."""
+
+    def run(key: str, mode: str, *extra: str, account: str = "u_1") -> dict:
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+        done = subprocess.run(
+            [sys.executable, "-P", str(SCRIPT), f"{live_server.url}/v1/mcp", key, account, mode, *extra],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=TIMEOUT_SECONDS,
+        )
+        lines = done.stdout.strip().splitlines()
+        assert lines, f"the SDK client printed nothing (exit {done.returncode}):\n{done.stderr[-3000:]}"
+        seen = json.loads(lines[-1])
+        assert seen["ok"], f"{seen['error']}\n{seen.get('traceback', '')[-3000:]}\n{done.stderr[-2000:]}"
+        return seen
+
+    return run
+
+
+def assert_the_sdk_is_the_installed_one(seen):
+    sdk_file = Path(seen["sdk_file"]).resolve()
+    assert sdk_file.parent.parent.name in ("site-packages", "dist-packages")
+    assert sdk_file.parent != PROJECT_MCP
+
+
+def assert_one_message_a_post_and_no_session(seen, negotiated):
+    exchanges = seen["exchanges"]
+    assert all(e["http"] == "POST" for e in exchanges), "no GET stream and no DELETE: no session was minted"
+    assert not any(e["session_id"] for e in exchanges)
+    assert not any(e["origin"] for e in exchanges)
+    start = next(i for i, e in enumerate(exchanges) if e["method"] == "initialize")
+    # initialize is the negotiation: it carries no leftover version header (not even the probe's).
+    assert exchanges[start]["protocol_version"] is None
+    assert exchanges[start]["status"] == 200
+    after = exchanges[start + 1:]
+    assert after[0]["method"] == "notifications/initialized" and after[0]["status"] == 202
+    for exchange in after:
+        assert exchange["protocol_version"] == negotiated, exchange
+        assert exchange["status"] in (200, 202), exchange
+        assert "error_code" not in exchange, exchange
+
+
+@pytest.mark.parametrize("mode", ["v2", "v1"])
+def test_it_initializes_lists_adds_and_greps(sdk, write_key, mode):
+    seen = sdk(write_key[1], mode, "--phrase", PHRASE)
+
+    assert_the_sdk_is_the_installed_one(seen)
+    assert seen["server_info"]["name"] == SERVER_INFO["name"]
+    assert seen["server_info"]["version"] == SERVER_INFO["version"]
+    assert seen["protocol_version"] == LATEST
+    assert seen["capabilities"]["tools"] == {"listChanged": False}
+    assert seen["instructions"].startswith(SEARCH_FIRST)
+    assert SAVE_ALMOST_EVERYTHING in seen["instructions"]
+
+    assert seen["tools"] == [*READ_TOOLS, "memory_add"]
+    assert all(seen["read_only_hints"][name] is True for name in READ_TOOLS)
+    assert seen["read_only_hints"]["memory_add"] is False
+
+    assert seen["add"]["is_error"] is False
+    added = json.loads(seen["add"]["text"])
+    assert added["searchable"] is True
+    assert [(i["id"], i["status"], i["searchable"]) for i in added["items"]] == [
+        ("sdk-interop-1", "added", True), ("sdk-interop-2", "added", True),
+    ]
+
+    assert seen["grep"]["is_error"] is False
+    grep = json.loads(seen["grep"]["text"])
+    assert grep["pattern"] == PHRASE and grep["found"] == 1
+    [hit] = grep["hits"]
+    assert PHRASE in hit["text"] and PHRASE in hit["match"]
+    assert hit["item_ids"] == ["sdk-interop-1"]
+    assert hit["path"].startswith("passages/") and hit["passage_id"]
+
+    assert_one_message_a_post_and_no_session(seen, LATEST)
+
+
+def test_it_falls_back_from_the_v2_clients_discover_probe(sdk, read_key):
+    seen = sdk(read_key[1], "v2", "--read-only")
+
+    assert seen["discovered"] is False, "a handshake-era server: the v2 Client must have used initialize"
+    probe, handshake = seen["exchanges"][:2]
+    assert probe["method"] == "server/discover" and probe["is_request"]
+    assert probe["protocol_version"] == "2026-07-28"
+    # Answered with a JSON-RPC error the SDK treats as "not a modern server" (anything but a -32022 naming
+    # only modern versions), so it falls back to the handshake on the same connection.
+    assert probe["content_type"].startswith("application/json") and "error_code" in probe
+    assert probe["error_code"] != -32022
+    assert handshake["method"] == "initialize"
+    assert [e["method"] for e in seen["exchanges"]].count("server/discover") == 1
+    assert_one_message_a_post_and_no_session(seen, LATEST)
+
+
+@pytest.mark.parametrize("mode", ["v2", "v1"])
+def test_a_read_key_lists_no_memory_add(sdk, read_key, mode):
+    seen = sdk(read_key[1], mode, "--read-only")
+
+    assert seen["tools"] == READ_TOOLS
+    assert seen["instructions"] == SEARCH_FIRST, "no save policy for a key that cannot save"

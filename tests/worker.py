@@ -1,0 +1,40 @@
+"""A real Celery worker process on the real Redis, reading from this test run's database and queue."""
+
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from django.conf import settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@contextlib.contextmanager
+def running_worker(queue: str, **env):
+    """Start `celery -A twin worker` for `queue` on the test database; stop it on exit."""
+    log = tempfile.NamedTemporaryFile("w+", suffix=".log", delete=False)
+    environment = {**os.environ, "TWIN_DB_NAME": settings.DATABASES["default"]["NAME"], "TWIN_QUEUE": queue,
+                   **env}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "twin", "worker", "-Q", queue, "-P", "solo", "--loglevel", "info",
+         "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", f"test-{os.getpid()}-{time.time()}"],
+        cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while "ready." not in Path(log.name).read_text():
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("The worker did not start:\n" + Path(log.name).read_text())
+            time.sleep(0.1)
+        yield Path(log.name)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        os.unlink(log.name)
