@@ -17,6 +17,12 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from memory import extract_rules as L
+from memory.extract_rules import (  # the grammar lives there; this file applies it
+    EMAIL, NAME, PHONE, REL, RULES, _BARE, _BDAY,
+    _CONTACT, _CORRECTION, _COUPLE, _COUPLE_RX, _FUTURE, _HYPO, _PAST,
+    _PAST_STATE, _REACH, _REJECT_START, _RELSCAN, _STOP, _THIRD, _TITLE,
+    _VERBISH,
+)
 
 
 @dataclass(frozen=True)
@@ -77,165 +83,6 @@ class Fact:
     ended: bool = False
     correction: bool = False
     evidence: str = field(default="", compare=False)  # the sentence the fact came from
-
-
-# ---- building blocks ---------------------------------------------------------------------------------
-
-_CAP = r"[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ'’-]+"
-NAME = rf"{_CAP}(?: {_CAP})?"
-_alt = lambda words: "|".join(sorted(map(re.escape, words), key=len, reverse=True))  # noqa: E731
-_RELW, _PETW = _alt(L.RELATIONS), _alt(L.PETS)
-REL = rf"(?:(?:best|little|big|older|younger|baby|twin|elder|late|new|step-?) )?(?:ex-? ?)?(?:{_RELW})"
-# A capitalised word after a preposition is a place or an object ("in Porto and I ..."), never a subject.
-_NO_PREP = "".join(rf"(?<!\b{p} )" for p in "in at to from with of on by near into for".split())
-SUBJ = (rf"(?P<subj>\b(?:I|[Ww]e)\b|{_NO_PREP}(?:{NAME} and (?:I|{NAME})\b|I and {NAME}|\b(?:[Mm]y|[Oo]ur) {REL},? "
-        rf"{NAME},?|\b{NAME}(?:, (?:my|our) {REL},)?))")
-ADV = (r"(?: (?:also|still|now|currently|actually|really|just|already|recently|finally|officially|always|even|"
-       r"only|mostly|happily|truly|definitely|honestly|totally|absolutely|literally|both|all|originally|"
-       r"basically|usually|often|kind of|sort of))*")
-NEG = r"(?P<neg> (?:do|does|did) not| never| no longer| am not| is not| are not| have not| has not| cannot)?"
-PRE = SUBJ + ADV + NEG + ADV
-VAL = r"(?P<val>[^,.;!?()\"]{1,80})"
-LIST = r"(?P<val>(?:(?!,\s*(?:but|and I|and we|so|because|which|though)\b)[^.;!?()\"]){1,120})"
-_TITLE = (rf"(?i:(?:(?!(?:of|for|with|in|at|and|to|the|a|an|who|that|fan|not|no|mom|dad)\b)[\w-]+ ){{0,3}}"
-          rf"(?:{_alt(L.JOB_HEADS)})(?: of [a-z]+)?)\b")
-_POSS = rf"(?:[Mm]y|(?P<owner>{NAME})'s)"
-
-# Words after which a value has ended: the rest of the sentence says something else.
-_STOP = re.compile(
-    r"\s(?:because|since|when|while|but|so|as|which|who|that|where|and (?:I|we|my|it|then|she|he|they)|until|"
-    r"after|before|if|though|although|whenever|than|especially|with (?:my|you|the kids)|for (?:me|years|a while)|"
-    r"every|each|on (?:the )?weekends?|at the moment|right now|these days|nowadays|anymore|any more|"
-    r"any longer|lately|too|either|a lot|so much|very much|now|again|tbh|lol|haha|all day|instead|over|"
-    r"not|rather|here|there|like|whose)\b.*", re.I)
-_REJECT_START = set(
-    "it that this these those them you your him her his us me my our their how what when where why who which "
-    "whether being to seeing hearing talking chatting hanging spending the way the idea the fact everything "
-    "anything nothing something everyone all so lots working doing having getting".split())
-_VERBISH = re.compile(r"\b(?:is|are|was|were|am|be|been|has|have|had|do|does|did|can|will|it's|i|we|'s)\b", re.I)
-_HYPO = re.compile(
-    r"\b(?:if|unless|suppose|supposing|imagine|wish|would|could|might|maybe|perhaps|possibly|probably|whether|"
-    r"someday|hope|hoping|hopefully|pretend|wonder|wondering|should|considering|thinking (?:about|of)|"
-    r"dream(?:ing)? (?:of|about)|not sure|ask(?:ed|ing|s)?|want(?:s|ed)? to know|wants? to|wanted to|"
-    r"need to|have to|try(?:ing)? to|rather|think|guess)\b", re.I)
-_CORRECTION = re.compile(r"^(?:actually|correction|sorry|oops|to correct|i was wrong|i misspoke)\b|\bi meant\b|"
-                         r", not [A-Za-z]|\binstead of\b", re.I)
-_PAST_STATE = re.compile(r"^(?:lived|resided|worked|used to \w+|was employed|was|were|studied|attended|"
-                         r"graduated|had)$")
-_FUTURE = re.compile(r"\b(?:will|going|planning|plan|moving|flying|heading|leaving|starting|turning|"
-                     r"scheduled|due|about)\b")
-_PAST = re.compile(r"\b(?:\w+ed|was|were|got|left|quit|began|became|took|went|joined|had|turned|grew|met|"
-                   r"lost|broke|split|found|moved)\b")
-_BARE = set("live work love like enjoy hate are have do am study play speak go plan intend reside come adore "
-            "dislike prefer turn attend detest".split())
-_THIRD = set("lives works loves likes enjoys hates is has does studies plays speaks goes plans intends resides "
-             "comes adores dislikes prefers turns attends detests".split())
-EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
-PHONE = r"\+?\d[\d ().-]{5,}\d"
-
-
-def _rx(attr: str, pattern: str, kind: str, **opts) -> tuple[str, re.Pattern, str, dict]:
-    return attr, re.compile(pattern), kind, opts
-
-
-_LIVE = (r"live|lives|lived|living|reside|resides|resided|am living|is living|are living|have been living|"
-         r"has been living|have lived|has lived|used to live|am based|is based|are based|moved|relocated|"
-         r"have moved|has moved|am moving|is moving|are moving|will move|will be moving|am going to move|am relocating|"
-         r"is going to move|are going to move|settled|have settled")
-_WORK = (r"work|works|worked|am working|is working|are working|have been working|has been working|have worked|"
-         r"has worked|used to work|am employed|is employed|was employed")
-
-# Generic rules: a subject, a verb (group v), a value of a kind. Options: ended (always ends), dated (takes a
-# date from the sentence, default True), tense (how to read bare dates), neg ("flip" turns a negated like
-# into a dislike).
-RULES = [
-    _rx("home_city", PRE + rf" (?P<v>{_LIVE})(?: back)?(?: from {NAME})? (?:in|to|over to|out to|down to|up to) "
-        + VAL, "place"),
-    _rx("hometown", PRE + r" (?P<v>am|is|are|come|comes|came)(?: originally)? from " + VAL, "place"),
-    _rx("hometown", PRE + r" (?P<v>grew up|was born|was raised|were born|were raised) in " + VAL, "place"),
-    _rx("employer", PRE + rf" (?P<v>{_WORK}) (?:at|for|by) " + VAL, "org_lc"),
-    _rx("employer", PRE + r" (?P<v>joined|have joined|has joined|will join|am joining|is joining|started at|"
-        r"will start at|am starting at|started working at|started working for|began working at|got hired at|"
-        r"got hired by|was hired by|have been hired by|was recruited by) " + VAL, "org"),
-    _rx("employer", PRE + r" (?P<v>got|landed|accepted|started|began|have|has|found|took|am starting|will start)"
-        r" (?:a |an |my |the )?(?:new |first |dream |full-time |part-time )?(?:job|position|role|internship)"
-        r"(?: as (?:a |an )?(?P<title>[\w -]+?))? (?:at|with) " + VAL, "org"),
-    _rx("employer", PRE + r" (?P<v>quit|left|lost) (?:my|his|her|their) (?:\w+ )?(?:job|position|role)"
-        r"(?: (?:at|with) " + VAL + ")?", "org", ended=True),
-    _rx("employer", PRE + r" (?P<v>resigned|retired|was laid off|got laid off|have been laid off|was let go|"
-        r"got let go|was fired|got fired)(?: from " + VAL + r"|(?=\s*(?:[,.;!]|$| (?:yesterday|today|last|this|on"
-        r"|in|after|because|and)\b)))", "org", ended=True),
-    _rx("job_title", PRE + r" (?P<v>am|is|are|was|used to be|have been|has been|became|become|will be|"
-        r"got promoted to|was promoted to|have been promoted to|has been promoted to)(?P<neg2> no longer| not)?(?: (?:now|currently|"
-        rf"still|also|finally|officially))? (?:a |an |the )?(?P<val>{_TITLE})(?: (?:at|for|with) (?P<org>"
-        r"[^,.;!?()\"]{1,60}))?", "title"),
-    _rx("job_title", PRE + r" (?P<v>work|works|worked|am working|is working|have worked|has worked|"
-        r"started|start|began) as (?:a |an |the )?(?P<val>(?:[\w-]+ ){0,3}?[\w-]+)(?: (?:at|for|with) "
-        r"(?P<org>[^,.;!?()\"]{1,60}))?(?=\s*(?:[,.;!]|$| (?:since|for|in|and|but|now|because)\b))", "title"),
-    _rx("job_title", _POSS + r" (?:job|job title|title|role|position) (?P<v>is) (?:a |an |the )?" + VAL, "np"),
-    _rx("school", PRE + r" (?P<v>study|studies|studied|am studying|is studying|am a student|is a student|"
-        r"was a student|am doing (?:a|my) [\w']+(?: degree)?|graduated|will graduate|am graduating|"
-        r"teach|teaches)(?: [a-z]+(?: [a-z]+){0,2})? (?:at|from) " + VAL, "org"),
-    _rx("school", PRE + r" (?P<v>go|goes|attend|attends|attended|am attending|is attending|am enrolled|"
-        r"is enrolled|got into|was accepted to|got accepted to)(?: to| at| in)? " + VAL, "school"),
-    _rx("likes", PRE + r" (?P<v>love|loves|like|likes|enjoy|enjoys|adore|adores|am(?P<neg2> not| no longer)?(?: really| so| totally| very)? into|is(?P<neg3> not| no longer)?(?: really| so)? into|are into|"
-        r"am obsessed with|is obsessed with|am passionate about|is passionate about|am a (?:big |huge |massive "
-        r"|great |real )?fan of|is a (?:big |huge )?fan of|am fond of|is fond of|have always loved|has always "
-        r"loved|have always liked|have always enjoyed|have a love for|have a passion for|prefer|prefers|used to "
-        r"love|used to like|really love|really like) " + LIST, "list", dated=False, neg="flip"),
-    _rx("dislikes", PRE + r" (?P<v>hate|hates|dislike|dislikes|detest|detests|cannot stand|can not stand|"
-        r"am not a (?:big )?fan of|is not a (?:big )?fan of|am scared of|is scared of|am afraid of|is afraid of|"
-        r"am terrified of|is terrified of) " + LIST, "list", dated=False, neg="skip"),
-    _rx("likes", rf"(?:\b[Mm]y|\b(?P<owner>{NAME})'s) (?P<v>favou?rite) (?:[a-z]+ ){{0,2}}(?:is|are|has to be) "
-        + VAL, "np", dated=False),
-    _rx("hobby", rf"(?:\b[Mm]y|\b(?P<owner>{NAME})'s) (?:favou?rite |main |new )?(?P<v>hobby|hobbies|pastime|"
-        r"pastimes) (?:is|are|include|includes) " + LIST, "list", dated=False),
-    _rx("hobby", r"(?:^|[,;:] |\b(?:and|but|so) )(?P<val>(?:[\w-]+ ){0,2}[\w-]+) (?P<v>is) (?:my|a) (?:favou?rite"
-        r" |big |new )?(?:hobby|pastime)", "np", dated=False, me=True),
-    _rx("hobby", PRE + r" (?P<v>play|plays|have been playing|has been playing|have played|has played|am "
-        r"learning(?: to play)?|is learning(?: to play)?|learned to play) (?:the )?(?P<val>"
-        + _alt(L.INSTRUMENTS + L.SPORTS + ["video games", "board games"]) + r")\b", "np"),
-    _rx("hobby", PRE + rf" (?P<v>go|goes|love going|like going|enjoy going) (?P<val>{_alt(L.OUTINGS)})\b",
-        "np", dated=False),
-    _rx("hobby", r"\b[Ii]n (?:my|our) (?:free|spare) time,? (?:(?P<subj>I|we) )?(?P<v>)(?:like to |love to |"
-        r"enjoy |usually |often |mostly )*" + LIST, "verbs", dated=False, me=True),
-    _rx("hobby", PRE + r" (?P<v>took up|have taken up|has taken up) " + VAL, "np"),
-    _rx("plan", PRE + r" (?P<v>am planning|is planning|are planning|plan|plans|intend|intends|have planned|"
-        r"has planned|am planning on|are planning on) (?:on |to )" + VAL, "plan", tense="future"),
-    _rx("plan", PRE + r" (?P<v>am going|is going|are going|will|am scheduled|is scheduled|am due|is due|am about)"
-        r" (?:to )?" + VAL, "plan", tense="future", need_date=True),
-    _rx("plan", PRE + r" (?P<v>am|is|are) (?P<val>(?:flying|travell?ing|heading|driving|visiting|leaving for|"
-        r"going on|going back to|taking|having|hosting|attending|running|starting|getting married|getting|throwing|"
-        r"celebrating) [^,.;!?()\"]{1,60})", "plan_ing", tense="future", need_date=True),
-    _rx("plan", r"\b(?P<subj>I|[Ww]e) (?P<v>have|have got|got) (?:a|an|my|the|our) (?P<val>(?:[\w-]+ ){0,3}?"
-        r"(?:appointment|interview|exam|meeting|flight|trip|surgery|wedding|concert|party|test|conference|"
-        r"recital|game|match|race|marathon|vacation|holiday|presentation|audition|check-?up|competition|"
-        r"tournament)(?: (?:to|in|with|at) [^,.;!?]{1,30}?)?)(?= (?:on|next|this|tomorrow|tonight|today|in|at)\b)",
-        "plan", tense="future", need_date=True),
-    _rx("plan", _POSS + r" (?P<val>(?:[\w-]+ ){0,2}(?:appointment|interview|exam|flight|trip|surgery|wedding|"
-        r"concert|party|vacation|holiday|move|presentation|audition|competition|tournament|race|marathon)"
-        r"(?: (?:to|in|with|at) [A-Za-z][\w -]{0,25}?)?) (?P<v>is|will be|starts|begins)(?= (?:on|in|next|"
-        r"this|tomorrow|today|tonight)\b)", "plan", tense="future", need_date=True),
-    _rx("age", PRE + r" (?P<v>am|is|are|will be|am turning|is turning|turned|turn|turns|will turn|just turned)"
-        r" (?P<val>\d{1,3})(?P<yo> years? old| years? of age| yo| y/o)?(?=\s*(?:[,.;!]|$|\b(?:and|but|now|"
-        r"today|tomorrow|next|this|last|on|in|since|yesterday|so)\b))", "age"),
-    _rx("nationality", PRE + r" (?P<v>am|is|are)(?: (?:a|an|proudly|fully))? (?P<val>(?:" + "|".join(
-        L.NATIONALITIES) + r")(?:-(?:" + "|".join(L.NATIONALITIES) + r"))?)(?: citizen)?\b(?! (?:food|cuisine|"
-        r"restaurant|movies?|music|films?|class|lessons?|teacher|language|speaker|culture|wine|literature|"
-        r"guy|girl|dishes))", "np", dated=False),
-    _rx("language", PRE + r" (?P<v>speak|speaks|am fluent in|is fluent in|am a native speaker of|is a native "
-        r"speaker of)(?: fluent| some| a little| basic| conversational| native)? (?P<val>[A-Z][a-z]+"
-        r"(?:(?:, | and | or |, and )[A-Z][a-z]+)*)", "list", dated=False),
-    _rx("allergy", PRE + r" (?P<v>am|is|are) (?:severely |very |deathly |mildly )?allergic to " + LIST,
-        "list", dated=False),
-    _rx("allergy", r"\b(?P<subj>I|[Ww]e|" + NAME + r") (?P<v>have|has) (?:a |an )?(?:severe |mild |bad )?"
-        r"(?P<val>[a-z]+(?: [a-z]+)?) allergy", "np", dated=False),
-    _rx("diet", PRE + r" (?P<v>am|is|are|have been|has been|became|went|have gone|turned)(?P<neg2> no longer| not)?(?: (?:a|an))? "
-        r"(?:strict |full |fully )?(?P<val>" + _alt(L.DIETS) + r")\b(?! (?:food|restaurants?|recipes?|dish|"
-        r"dishes|options?|meals?|place|cafe|café|friendly|cooking))", "np"),
-    _rx("name", rf"\b[Mm]y name (?P<v>is) (?P<val>{NAME})\b|\b(?:[Cc]all me|I go by) (?P<val2>{NAME})\b", "name",
-        dated=False, me=True),
-]
 
 
 # ---- values --------------------------------------------------------------------------------------------
@@ -359,44 +206,8 @@ def _subjects(raw: str | None, me: str | None) -> list[str]:
     elif m := re.fullmatch(rf"({NAME}), (?:my|our) {REL},", raw):
         raw = m.group(1)
     parts = re.split(r" and ", raw) if " and " in raw else [raw]
-    out = [me if p == "I" else _name(p) for p in parts]
-    return [x for x in out if x] if all(out) else []
-
-
-_RELSCAN = [
-    re.compile(rf"(?:\b(?:[Mm]y|[Oo]ur)|\b(?P<owner>{NAME})'s) (?P<mod>(?:best|little|big|older|younger|baby|"
-               rf"twin|elder|late|new|step-?) )?(?P<ex>ex-? ?)?(?P<rel>{_RELW}|{_PETW}),? (?:(?:named|called) )?"
-               rf"(?P<names>{NAME}(?:(?:,? (?:and|&) |, ){NAME})*)"),
-    re.compile(rf"\b(?P<names>{NAME}),? (?:is|was) (?:my|our) (?P<mod>(?:best|little|big|older|younger|baby|twin|"
-               rf"elder|late|new) )?(?P<ex>ex-? ?)?(?P<rel>{_RELW}|{_PETW})\b(?!'s| (?:of|from|at|in)\b)"),
-    re.compile(rf"\b(?P<subj>I|[Ww]e|{NAME}) (?P<v>have|has|had|got|adopted|rescued|just got|just adopted|welcomed)"
-               rf" (?:a|an|one|two|three|\d) (?:new |little |baby |rescue |older |younger |twin )?(?P<rel>{_RELW}|"
-               rf"{_PETW})(?:(?: (?:named|called) |, )(?P<names>{NAME}(?:(?:,? (?:and|&) |, ){NAME})*))?(?=\s*(?:[,.;!]|$"
-               r"| (?:named|called|and|who|that|which|at|in|on|since|last|this|yesterday|today|recently|now|too)\b))"),
-    re.compile(rf"(?:\b(?:[Mm]y|[Oo]ur)|\b(?P<owner>{NAME})'s) (?P<rel>{_RELW}|{_PETW})(?:'s name is| is called| is named) (?P<names>{NAME})"),
-]
-_COUPLE = {"married": "spouse", "divorced": "spouse", "engaged": "partner", "dating": "partner",
-           "seeing": "partner", "broke": "partner", "split": "partner", "separated": "spouse"}
-_COUPLE_RX = [
-    re.compile(PRE + r" (?P<v>married|am married to|is married to|got married to|have been married to|has been "
-               r"married to|got engaged to|am engaged to|is engaged to|am dating|is dating|have been dating|has been"
-               r" dating|am seeing|broke up with|split up with|split from|divorced|got divorced from|am divorced from"
-               rf"|separated from) (?P<val>{NAME})\b"),
-    re.compile(PRE + r" (?P<v>got married|are married|married|got engaged|are engaged|are dating|have been dating|"
-               r"broke up|split up|got divorced|divorced|separated)\b"),
-]
-_CONTACT = re.compile(rf"(?:\b[Mm]y|\b(?P<owner>{NAME})'s) (?:new |work |personal |home |private |current |cell |"
-                      r"mobile )?(?P<what>e-?mail(?: address)?|address|phone(?: number)?|number|cell(?: number)?|"
-                      r"mobile(?: number)?|cellphone|telephone(?: number)?) (?:is now|is|has changed to|changed to|"
-                      r"will be|:) (?P<val>[^!?;]+)")
-_REACH = re.compile(rf"\b(?:[Ee]-?mail|[Rr]each|[Cc]ontact|[Ww]rite to|[Tt]ext|[Cc]all|[Rr]ing) (?P<who>me|{NAME}) "
-                    r"(?:at|on|via) (?P<val>[^!?;]+)")
-_BDAY = [
-    re.compile(rf"(?:\b[Mm]y|\b(?P<owner>{NAME})'s) birthday (?:is|falls on|was|will be)(?: on)? (?P<val>[^,;!?]+)"),
-    re.compile(rf"\b(?P<subj>I|{NAME}) (?:was|were) born on (?P<val>[^,;!?]+)"),
-    re.compile(r"\b(?P<val>[Tt]oday|[Tt]omorrow|[Yy]esterday) (?:is|was) my birthday|\b[Ii]t(?:'s| is) my birthday "
-               r"(?P<val2>today|tomorrow)"),
-]
+    # "I'm Portuguese and I speak ...": a part that is no name is not a co-subject, the "I" still is.
+    return [x for x in (me if p == "I" else _name(p) for p in parts) if x]
 
 
 class _Ctx:
@@ -465,14 +276,16 @@ def _generic(rule, m: re.Match, ctx: _Ctx) -> list[Fact]:
         if (val and not org) or re.search(r"\b(?:club|group|team|class|community|gym|church|choir|league|band|"
                                           r"course|program|support|meetup|workshop)\b", after):
             return []
+        if re.search(r"\bstart(?:ed|ing)? at\b", v) and raw != "I":
+            return []  # "Mia just started at Oxford" is as likely a school as a job
         values = [org]
         if g.get("title") and (t := _np(g["title"])):
             extra.append(("job_title", t))
-        elif org and (t := re.match(rf" as (?:a |an |the )?({_TITLE})", val[len(val.split(org)[0]) + len(org):])):
+        elif org and (t := re.search(rf"\bas (?:a |an |the )?({_TITLE})", val[len(val.split(org)[0]) + len(org):])):
             extra.append(("job_title", t.group(1)))
     elif kind == "title":
         title = " ".join(w for i, w in enumerate(val.split()) if i or w.lower() not in L.TITLE_NOISE)
-        title = title if kind == "title" and len(title.split()) <= 5 and not _VERBISH.search(title) else ""
+        title = title if len(title.split()) <= 5 and not _VERBISH.search(title) else ""
         org = _org(g.get("org") or "", True) if g.get("org") else ""
         if not title:
             return []
@@ -529,6 +342,7 @@ def _plan(val: str, v: str) -> str:
     val = L.DATE_RE.sub("", val)
     val = _STOP.sub("", " " + val).strip()
     val = re.sub(r"\s+(?:on|in|at|for|this|next)$", "", re.sub(r"\s+", " ", val)).strip()
+    val = re.sub(r"^(?:a|an) ", "", val)
     words = val.split()
     if not words or len(words) > 8 or re.search(r"\b(?:you|your|it|that|this|them|us|there|him|her|me)\b", val, re.I):
         return ""
@@ -549,8 +363,10 @@ def _relations(ctx: _Ctx) -> list[Fact]:
             g = m.groupdict()
             if ctx.gated(m.start(), m.end()):
                 continue
-            owner = _name(g["owner"]) if g.get("owner") else (
-                _subjects(g["subj"], ctx.me) or [None])[0] if g.get("subj") else ctx.me
+            subj = g.get("subj") or ""
+            shared = re.search(r"\b(?:I|[Mm]e)\b", subj)  # "Me and my boyfriend Theo got a kitten": ours
+            owner = _name(g["owner"]) if g.get("owner") else ctx.me if shared or not subj else (
+                _subjects(subj, ctx.me) or [None])[0]
             rel = g["rel"].lower()
             names = [n for n in (_name(x) for x in re.split(r",? (?:and|&) |, ", g.get("names") or "")) if n]
             if not owner or (rel not in L.PETS and not names):

@@ -1,7 +1,8 @@
-"""Word lists and date arithmetic for the rule-based fact extractor (memory/extract.py).
+"""Word lists, date arithmetic and the grammar (regular expressions) of the rule-based fact extractor.
 
-Kept apart from the rules so the rules read as grammar, and the lists can grow without touching them.
-Everything here is pure and deterministic: dates resolve against the item's own time, never the clock.
+memory/extract.py applies these patterns and turns matches into facts; keeping the patterns here lets the
+word lists and rules grow without burying the logic that decides what counts as a fact. Everything here is
+pure and deterministic: dates resolve against the item's own time, never the clock.
 """
 
 from __future__ import annotations
@@ -9,8 +10,8 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
-# Relation words after "my": word -> (attribute, kind). The kind is kept in the value only for `relative`,
-# where the attribute alone would lose it ("Ana (cousin)").
+# Relation words after "my": word -> attribute. For `relative` the word is also kept in the value
+# ("Ana (cousin)"), since the attribute alone would lose it.
 _REL = {
     "spouse": "husband wife spouse hubby",
     "partner": "partner boyfriend girlfriend fiance fiancé fiancee fiancée",
@@ -105,7 +106,8 @@ DATE_RE = re.compile(
     r"|(?P<rel>today|tonight|tomorrow|yesterday|this (?:morning|afternoon|evening))\b"
     r"|(?P<wmod>next|last|this coming|this past|this|coming|on|past) (?P<wd>" + _DAY + "|" + _DAY_ABBR + r")\b"
     r"|(?P<wd2>" + _DAY + r")\b(?!s)"
-    r"|(?P<pmod>next|last|this coming|this past|this|coming|past) (?P<per>weekend|week|month|year)\b"
+    r"|(?P<pmod>next|last|this coming|this past|this|coming|past) (?P<per>weekend|week|month|year|spring|summer"
+    r"|autumn|fall|winter)\b"
     r"|in (?P<n1>" + _NUM + r") (?P<u1>" + _UNIT + r")(?:'s time| from now)?"
     r"|(?P<n2>" + _NUM + r") (?P<u2>" + _UNIT + r") ago"
     r"|for (?:the (?:past|last) )?(?P<n3>" + _NUM + r") (?P<u3>" + _UNIT + r")"
@@ -199,8 +201,15 @@ def find_date(text: str, today: date, tense: str = "present") -> tuple[date | No
                 found = monday + timedelta(days=5 if per == "weekend" else 0)
             elif per == "month":
                 found = _shift(today.replace(day=1), step, "month")
-            else:
+            elif per == "year":
                 found = date(today.year + step, 1, 1)
+            else:  # a season starts on the first day of its first month (northern hemisphere)
+                first = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}[per]
+                found = date(today.year, first, 1)
+                if step > 0 and found <= today:
+                    found = found.replace(year=today.year + 1)
+                elif step < 0:
+                    found = found.replace(year=today.year - (found >= today))
         elif g["n1"]:
             found = _shift(today, _num(g["n1"]), g["u1"])
         elif g["n2"]:
@@ -233,3 +242,204 @@ def gerund(verb: str) -> str:
     if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnprt]", verb) and len(verb) <= 4:
         return verb + verb[-1] + "ing"
     return verb + "ing"
+
+
+# ---- the grammar: subjects, verbs, values (read by memory/extract.py) ----------------------------------
+
+_CAP = r"[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ'’-]+"
+NAME = rf"{_CAP}(?: {_CAP})?"
+_alt = lambda words: "|".join(sorted(map(re.escape, words), key=len, reverse=True))  # noqa: E731
+_RELW, _PETW = _alt(RELATIONS), _alt(PETS)
+REL = rf"(?:(?:best|little|big|older|younger|baby|twin|elder|late|new|step-?) )?(?:ex-? ?)?(?:{_RELW})"
+# A capitalised word after a preposition is a place or an object ("in Porto and I ..."), never a subject.
+_NO_PREP = "".join(rf"(?<!\b{p} )" for p in "in at to from with of on by near into for".split())
+SUBJ = (rf"(?P<subj>\b(?:I|[Ww]e)\b|{_NO_PREP}(?:{NAME} and (?:I|{NAME})\b|I and {NAME}|\b(?:[Mm]y|[Oo]ur) {REL},? "
+        rf"{NAME},?|\b{NAME}(?:, (?:my|our) {REL},)?))")
+ADV = (r"(?: (?:also|still|now|currently|actually|really|just|already|recently|finally|officially|always|even|"
+       r"only|mostly|happily|truly|definitely|honestly|totally|absolutely|literally|both|all|originally|"
+       r"basically|usually|often|kind of|sort of))*")
+NEG = r"(?P<neg> (?:do|does|did) not| never| no longer| am not| is not| are not| have not| has not| cannot)?"
+PRE = SUBJ + ADV + NEG + ADV
+VAL = r"(?P<val>[^,.;!?()\"]{1,80})"
+LIST = r"(?P<val>(?:(?!,\s*(?:but|and I|and we|so|because|which|though)\b)[^.;!?()\"]){1,120})"
+_TITLE = (rf"(?i:(?:(?!(?:of|for|with|in|at|and|to|the|a|an|who|that|fan|not|no|mom|dad)\b)[\w-]+ ){{0,3}}"
+          rf"(?:{_alt(JOB_HEADS)})(?: of [a-z]+)?)\b")
+_POSS = rf"(?:[Mm]y|(?P<owner>{NAME})'s)"
+
+# Words after which a value has ended: the rest of the sentence says something else.
+_STOP = re.compile(
+    r"\s(?:because|since|when|while|but|so|as|which|who|that|where|and (?:I|we|my|it|then|she|he|they)|until|"
+    r"after|before|if|though|although|whenever|than|especially|with (?:my|you|the kids)|for (?:me|years|a while)|"
+    r"every|each|on (?:the )?weekends?|at the moment|right now|these days|nowadays|anymore|any more|"
+    r"any longer|lately|too|either|a lot|so much|very much|now|again|tbh|lol|haha|all day|instead|over|"
+    r"not|rather|here|there|like|whose)\b.*", re.I)
+_REJECT_START = set(
+    "it that this these those them you your him her his us me my our their how what when where why who which "
+    "whether being to seeing hearing talking chatting hanging spending the way the idea the fact everything "
+    "anything nothing something everyone all so lots working doing having getting".split())
+_VERBISH = re.compile(r"\b(?:is|are|was|were|am|be|been|has|have|had|do|does|did|can|will|it's|i|we|'s)\b", re.I)
+_HYPO = re.compile(
+    r"\b(?:if|unless|suppose|supposing|imagine|wish|would|could|might|maybe|perhaps|possibly|probably|whether|"
+    r"someday|hope|hoping|hopefully|pretend|wonder|wondering|should|considering|thinking (?:about|of)|"
+    r"dream(?:ing)? (?:of|about)|not sure|ask(?:ed|ing|s)?|want(?:s|ed)? to know|wants? to|wanted to|"
+    r"need to|have to|try(?:ing)? to|rather|think|guess)\b", re.I)
+_CORRECTION = re.compile(r"^(?:actually|correction|sorry|oops|to correct|i was wrong|i misspoke)\b|\bi meant\b|"
+                         r", not [A-Za-z]|\binstead of\b", re.I)
+_PAST_STATE = re.compile(r"^(?:lived|resided|worked|used to \w+|was employed|was|were|studied|attended|"
+                         r"graduated|had)$")
+_FUTURE = re.compile(r"\b(?:will|going|planning|plan|moving|flying|heading|leaving|starting|turning|"
+                     r"scheduled|due|about)\b")
+_PAST = re.compile(r"\b(?:\w+ed|was|were|got|left|quit|began|became|took|went|joined|had|turned|grew|met|"
+                   r"lost|broke|split|found|moved)\b")
+_BARE = set("live work love like enjoy hate are have do am study play speak go plan intend reside come adore "
+            "dislike prefer turn attend detest".split())
+_THIRD = set("lives works loves likes enjoys hates is has does studies plays speaks goes plans intends resides "
+             "comes adores dislikes prefers turns attends detests".split())
+EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+PHONE = r"\+?\(?\d[\d ().-]{5,}\d"
+
+
+def _rx(attr: str, pattern: str, kind: str, **opts) -> tuple[str, re.Pattern, str, dict]:
+    return attr, re.compile(pattern), kind, opts
+
+
+_LIVE = (r"live|lives|lived|living|reside|resides|resided|am living|is living|are living|have been living|"
+         r"has been living|have lived|has lived|used to live|am based|is based|are based|moved|relocated|"
+         r"have moved|has moved|am moving|is moving|are moving|will move|will be moving|am going to move|am relocating|"
+         r"is going to move|are going to move|settled|have settled")
+_WORK = (r"work|works|worked|am working|is working|are working|have been working|has been working|have worked|"
+         r"has worked|used to work|am employed|is employed|was employed|will be working|will work")
+
+# Generic rules: a subject, a verb (group v), a value of a kind. Options: ended (always ends), dated (takes a
+# date from the sentence, default True), tense (how to read bare dates), neg ("flip" turns a negated like
+# into a dislike).
+RULES = [
+    _rx("home_city", PRE + rf" (?P<v>{_LIVE})(?: back)?(?: from {NAME})? (?:in|to|over to|out to|down to|up to) "
+        + VAL, "place"),
+    _rx("hometown", PRE + r" (?P<v>am|is|are|come|comes|came)(?: originally)? from " + VAL, "place"),
+    _rx("hometown", PRE + r" (?P<v>grew up|was born|was raised|were born|were raised) in " + VAL, "place"),
+    _rx("employer", PRE + rf" (?P<v>{_WORK}) (?:at|for|by) " + VAL, "org_lc"),
+    _rx("employer", PRE + r" (?P<v>joined|have joined|has joined|will join|am joining|is joining|started at|"
+        r"will start at|am starting at|started working at|started working for|began working at|got hired at|"
+        r"got hired by|was hired by|have been hired by|was recruited by) " + VAL, "org"),
+    _rx("employer", PRE + r" (?P<v>got|landed|accepted|started|began|have|has|found|took|am starting|will start)"
+        r" (?:a |an |my |the )?(?:new |first |dream |full-time |part-time )?(?:job|position|role|internship)"
+        r"(?: as (?:a |an )?(?P<title>[\w -]+?))? (?:at|with) " + VAL, "org"),
+    _rx("employer", PRE + r" (?P<v>quit|left|lost) (?:my|his|her|their) (?:\w+ )?(?:job|position|role)"
+        r"(?: (?:at|with) " + VAL + ")?", "org", ended=True),
+    _rx("employer", PRE + r" (?P<v>resigned|retired|was laid off|got laid off|have been laid off|was let go|"
+        r"got let go|was fired|got fired)(?: from " + VAL + r"|(?=\s*(?:[,.;!]|$| (?:yesterday|today|last|this|on"
+        r"|in|after|because|and)\b)))", "org", ended=True),
+    _rx("job_title", PRE + r" (?P<v>am|is|are|was|used to be|have been|has been|became|become|will be|"
+        r"got promoted to|was promoted to|have been promoted to|has been promoted to)(?P<neg2> no longer| not)?(?: (?:now|currently|"
+        rf"still|also|finally|officially))? (?:a |an |the )?(?P<val>{_TITLE})(?: (?:at|for|with) (?P<org>"
+        r"[^,.;!?()\"]{1,60}))?", "title"),
+    _rx("job_title", PRE + r" (?P<v>work|works|worked|am working|is working|have worked|has worked|"
+        r"started|start|began) as (?:a |an |the )?(?P<val>(?:[\w-]+ ){0,3}?[\w-]+)(?: (?:at|for|with) "
+        r"(?P<org>[^,.;!?()\"]{1,60}))?(?=\s*(?:[,.;!]|$| (?:since|for|in|and|but|now|because)\b))", "title"),
+    _rx("job_title", _POSS + r" (?:job|job title|title|role|position) (?P<v>is) (?:a |an |the )?" + VAL, "np"),
+    _rx("school", PRE + r" (?P<v>study|studies|studied|am studying|is studying|am a student|is a student|"
+        r"was a student|am doing (?:a|my) [\w']+(?: degree)?|graduated|will graduate|am graduating|"
+        r"teach|teaches)(?: [a-z]+(?: [a-z]+){0,2})? (?:at|from) " + VAL, "org"),
+    _rx("school", PRE + r" (?P<v>go|goes|attend|attends|attended|am attending|is attending|am enrolled|"
+        r"is enrolled|got into|was accepted to|got accepted to)(?: to| at| in)? " + VAL, "school"),
+    _rx("likes", PRE + r" (?P<v>love|loves|like|likes|enjoy|enjoys|adore|adores|am(?P<neg2> not| no longer)?(?: really| so| totally| very)? into|is(?P<neg3> not| no longer)?(?: really| so)? into|are into|"
+        r"am obsessed with|is obsessed with|am passionate about|is passionate about|am a (?:big |huge |massive "
+        r"|great |real )?fan of|is a (?:big |huge )?fan of|am fond of|is fond of|have always loved|has always "
+        r"loved|have always liked|have always enjoyed|have a love for|have a passion for|prefer|prefers|used to "
+        r"love|used to like|really love|really like) " + LIST, "list", dated=False, neg="flip"),
+    _rx("dislikes", PRE + r" (?P<v>hate|hates|dislike|dislikes|detest|detests|cannot stand|can not stand|"
+        r"am not a (?:big )?fan of|is not a (?:big )?fan of|am scared of|is scared of|am afraid of|is afraid of|"
+        r"am terrified of|is terrified of) " + LIST, "list", dated=False, neg="skip"),
+    _rx("likes", rf"(?:\b[Mm]y|\b(?P<owner>{NAME})'s) (?P<v>favou?rite) (?:[a-z]+ ){{0,2}}(?:is|are|has to be) "
+        + VAL, "np", dated=False),
+    _rx("likes", r"(?:^|[,;:] |\b(?:and|but|so) )(?P<val>(?:[\w-]+ ){0,2}[\w-]+) (?P<v>is|are) (?:my|our) (?:absolute "
+        r"|all-time )?favou?rites?(?: thing)?(?=\s*(?:[,.;!]|$))", "np", dated=False),
+    _rx("likes", PRE + r" (?P<v>am|is) (?:a )?(?:big |huge |massive |die-hard |lifelong )?(?P<val>[A-Z][\w&'.]*(?: "
+        r"[A-Z][\w&'.]*){0,2}) (?:fan|supporter)\b", "np", dated=False),
+    _rx("hobby", rf"(?:\b[Mm]y|\b(?P<owner>{NAME})'s) (?:favou?rite |main |new )?(?P<v>hobby|hobbies|pastime|"
+        r"pastimes) (?:is|are|include|includes) " + LIST, "list", dated=False),
+    _rx("hobby", r"(?:^|[,;:] |\b(?:and|but|so) )(?P<val>(?:[\w-]+ ){0,2}[\w-]+) (?P<v>is) (?:my|a) (?:favou?rite"
+        r" |big |new )?(?:hobby|pastime)", "np", dated=False, me=True),
+    _rx("hobby", PRE + r" (?P<v>play|plays|have been playing|has been playing|have played|has played|am "
+        r"learning(?: to play)?|is learning(?: to play)?|learned to play) (?:the )?(?P<val>"
+        + _alt(INSTRUMENTS + SPORTS + ["video games", "board games"]) + r")\b", "np"),
+    _rx("hobby", PRE + rf" (?P<v>go|goes|love going|like going|enjoy going) (?P<val>{_alt(OUTINGS)})\b",
+        "np", dated=False),
+    _rx("hobby", r"\b[Ii]n (?:my|our) (?:free|spare) time,? (?:(?P<subj>I|we) )?(?P<v>)(?:like to |love to |"
+        r"enjoy |usually |often |mostly )*" + LIST, "verbs", dated=False, me=True),
+    _rx("hobby", PRE + r" (?P<v>took up|have taken up|has taken up) " + VAL, "np"),
+    _rx("plan", PRE + r" (?P<v>am planning|is planning|are planning|plan|plans|intend|intends|have planned|"
+        r"has planned|am planning on|are planning on) (?:on |to |(?=(?:a|an) (?:trip|vacation|holiday|party|"
+        r"visit|move|wedding|surprise)\b))" + VAL, "plan", tense="future"),
+    _rx("plan", PRE + r" (?P<v>am going|is going|are going|will|am scheduled|is scheduled|am due|is due|am about)"
+        r" (?:to )?" + VAL, "plan", tense="future", need_date=True),
+    _rx("plan", PRE + r" (?P<v>am|is|are) (?P<val>(?:flying|travell?ing|heading|driving|visiting|leaving for|"
+        r"going on|going back to|taking|having|hosting|attending|running|starting|getting married|getting|throwing|"
+        r"celebrating) [^,.;!?()\"]{1,60})", "plan_ing", tense="future", need_date=True),
+    _rx("plan", r"\b(?P<subj>I|[Ww]e) (?P<v>have|have got|got) (?:a|an|my|the|our) (?P<val>(?:[\w'-]+ ){0,3}?"
+        r"(?:appointment|interview|exam|meeting|flight|trip|surgery|wedding|concert|party|test|conference|"
+        r"recital|game|match|race|marathon|vacation|holiday|presentation|audition|check-?up|competition|"
+        r"tournament)(?: (?:to|in|with|at) [^,.;!?]{1,30}?)?)(?= (?:on|next|this|tomorrow|tonight|today|in|at)\b)",
+        "plan", tense="future", need_date=True),
+    _rx("plan", _POSS + r" (?P<val>(?:[\w-]+ ){0,2}(?:appointment|interview|exam|flight|trip|surgery|wedding|"
+        r"concert|party|vacation|holiday|move|presentation|audition|competition|tournament|race|marathon)"
+        r"(?: (?:to|in|with|at) [A-Za-z][\w -]{0,25}?)?) (?P<v>is|will be|starts|begins)(?= (?:on|in|next|"
+        r"this|tomorrow|today|tonight)\b)", "plan", tense="future", need_date=True),
+    _rx("age", PRE + r" (?P<v>am|is|are|will be|am turning|is turning|turned|turn|turns|will turn|just turned)"
+        r" (?P<val>\d{1,3})(?P<yo> years? old| years? of age| yo| y/o)?(?=\s*(?:[,.;!]|$|\b(?:and|but|now|"
+        r"today|tomorrow|next|this|last|on|in|since|yesterday|so)\b))", "age"),
+    _rx("nationality", PRE + r" (?P<v>am|is|are)(?: (?:a|an|proudly|fully))? (?P<val>(?:" + "|".join(
+        NATIONALITIES) + r")(?:-(?:" + "|".join(NATIONALITIES) + r"))?)(?: citizen)?\b(?! (?:food|cuisine|"
+        r"restaurant|movies?|music|films?|class|lessons?|teacher|language|speaker|culture|wine|literature|"
+        r"guy|girl|dishes))", "np", dated=False),
+    _rx("language", PRE + r" (?P<v>speak|speaks|am fluent in|is fluent in|am a native speaker of|is a native "
+        r"speaker of)(?: fluent| some| a little| basic| conversational| native)? (?P<val>[A-Z][a-z]+"
+        r"(?:(?:, | and | or |, and )[A-Z][a-z]+)*)", "list", dated=False),
+    _rx("allergy", PRE + r" (?P<v>am|is|are) (?:severely |very |deathly |mildly )?allergic to " + LIST,
+        "list", dated=False),
+    _rx("allergy", r"\b(?P<subj>I|[Ww]e|" + NAME + r") (?P<v>have|has) (?:a |an )?(?:severe |mild |bad )?"
+        r"(?P<val>[a-z]+(?: [a-z]+)?) allergy", "np", dated=False),
+    _rx("diet", PRE + r" (?P<v>am|is|are|have been|has been|became|went|have gone|turned)(?P<neg2> no longer| not)?(?: (?:a|an))? "
+        r"(?:strict |full |fully )?(?P<val>" + _alt(DIETS) + r")\b(?! (?:food|restaurants?|recipes?|dish|"
+        r"dishes|options?|meals?|place|cafe|café|friendly|cooking))", "np"),
+    _rx("name", rf"\b[Mm]y name (?P<v>is) (?P<val>{NAME})\b|\b(?:[Cc]all me|I go by) (?P<val2>{NAME})\b", "name",
+        dated=False, me=True),
+]
+
+
+_RELSCAN = [
+    re.compile(rf"(?:\b(?:[Mm]y|[Oo]ur)|\b(?P<owner>{NAME})'s) (?P<mod>(?:best|little|big|older|younger|baby|"
+               rf"twin|elder|late|new|old|step-?) )?(?P<ex>ex-? ?)?(?P<rel>{_RELW}|{_PETW}),? (?:(?:named|called) )?"
+               rf"(?P<names>{NAME}(?:(?:,? (?:and|&) |, ){NAME})*)"),
+    re.compile(rf"\b(?P<names>{NAME}),? (?:is|was) (?:my|our) (?P<mod>(?:best|little|big|older|younger|baby|twin|"
+               rf"elder|late|new) )?(?P<ex>ex-? ?)?(?P<rel>{_RELW}|{_PETW})\b(?!'s| (?:of|from|at|in)\b)"),
+    re.compile(rf"\b(?P<subj>I|[Ww]e|(?:[Mm]e|I) and (?:my {REL} )?{NAME}|(?:[Mm]y {REL} )?{NAME} and (?:I|me)|{NAME})"
+               rf" (?P<v>have|has|had|got|adopted|rescued|just got|just adopted|welcomed)"
+               rf" (?:a|an|one|two|three|\d) (?:new |little |baby |rescue |older |younger |twin )?(?P<rel>{_RELW}|"
+               rf"{_PETW})(?:(?: (?:named|called) |, |: )(?P<names>{NAME}(?:(?:,? (?:and|&) |, ){NAME})*))?(?=\s*(?:[,.;!]|$"
+               r"| (?:named|called|and|who|that|which|at|in|on|since|last|this|yesterday|today|recently|now|too)\b))"),
+    re.compile(rf"(?:\b(?:[Mm]y|[Oo]ur)|\b(?P<owner>{NAME})'s) (?P<rel>{_RELW}|{_PETW})(?:'s name is| is called| is named) (?P<names>{NAME})"),
+]
+_COUPLE = {"married": "spouse", "divorced": "spouse", "engaged": "partner", "dating": "partner",
+           "seeing": "partner", "broke": "partner", "split": "partner", "separated": "spouse"}
+_COUPLE_RX = [
+    re.compile(PRE + r" (?P<v>married|am married to|is married to|got married to|have been married to|has been "
+               r"married to|got engaged to|am engaged to|is engaged to|am dating|is dating|have been dating|has been"
+               r" dating|am seeing|broke up with|split up with|split from|divorced|got divorced from|am divorced from"
+               rf"|separated from) (?P<val>{NAME})\b"),
+    re.compile(PRE + r" (?P<v>got married|are married|married|got engaged|are engaged|are dating|have been dating|"
+               r"broke up|split up|got divorced|divorced|separated)\b"),
+]
+_CONTACT = re.compile(rf"(?:\b[Mm]y|\b(?P<owner>{NAME})'s) (?:new |work |personal |home |private |current |cell |"
+                      r"mobile )?(?P<what>e-?mail(?: address)?|address|phone(?: number)?|number|cell(?: number)?|"
+                      r"mobile(?: number)?|cellphone|telephone(?: number)?) (?:is now|is|has changed to|changed to|"
+                      r"will be|:) (?P<val>[^!?;]+)")
+_REACH = re.compile(rf"\b(?:[Ee]-?mail|[Rr]each|[Cc]ontact|[Ww]rite to|[Tt]ext|[Cc]all|[Rr]ing) (?P<who>me|{NAME}) "
+                    r"(?:at|on|via) (?P<val>[^!?;]+)")
+_BDAY = [
+    re.compile(rf"(?:\b[Mm]y|\b(?P<owner>{NAME})'s) birthday(?:'s| is| falls on| was| will be)(?: on)? (?P<val>[^,;!?]+)"),
+    re.compile(rf"\b(?P<subj>I|{NAME}) (?:was|were) born on (?P<val>[^,;!?]+)"),
+    re.compile(r"\b(?P<val>[Tt]oday|[Tt]omorrow|[Yy]esterday) (?:is|was) my birthday|\b[Ii]t(?:'s| is) my birthday "
+               r"(?P<val2>today|tomorrow)"),
+]
