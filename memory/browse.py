@@ -2,6 +2,7 @@
 
 from django.db.models import Count, Max, Min
 
+from . import history
 from .errors import CannotAnswer
 from .models import Passage
 from .paths import INDEX_PATH, PLURAL, iso, parse_passage_id, passage_id
@@ -47,7 +48,13 @@ def _children(memory: Memory, directory: str) -> list[dict] | None:
     parts = [p for p in directory.split("/") if p]
     passages = memory.passages()
     if not parts:
-        return [{"name": INDEX_PATH, "path": INDEX_PATH}, {"name": "passages/", "path": "passages/"}]
+        top = [{"name": INDEX_PATH, "path": INDEX_PATH}, {"name": "passages/", "path": "passages/"}]
+        if history.subjects(memory):
+            top.append({"name": "subjects/", "path": "subjects/"})
+        return top
+    if parts == ["subjects"]:
+        files = sorted((history.subject_path(name), name) for name in history.subjects(memory).values())
+        return [{"name": path.split("/", 1)[1], "path": path, "subject": name} for path, name in files] or None
     if parts[0] != "passages" or len(parts) > 4:
         return None
     if len(parts) == 1:
@@ -95,6 +102,10 @@ def memory_read(*, memory: Memory, path: str) -> dict:
     path = path.strip().lstrip("/")
     if path == INDEX_PATH:
         return {"path": path, "text": memory.written_index()}
+    if path.startswith("subjects/"):
+        for key, name in history.subjects(memory).items():
+            if history.subject_path(name) == path:
+                return {"path": path, "subject": name, "text": history.render_subject(memory, key, name)}
     passage = memory.passages().filter(path=path).first()
     if passage:
         return {"path": path, "passage_id": passage_id(passage.thread.tid, passage.seq), "at": iso(passage.at),

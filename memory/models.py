@@ -96,6 +96,9 @@ class Passage(models.Model):
     text = models.TextField()
     item_ids = ArrayField(models.CharField(max_length=ITEM_ID_MAX), default=list)
     embedding = VectorField(dimensions=DIMENSIONS, null=True)
+    # The passage read with the one before it in its thread: a turn's context, and its predecessor's
+    # continuation (search reads the next passage's context vector as "this turn and what followed").
+    context_embedding = VectorField(dimensions=DIMENSIONS, null=True)
     model = models.CharField(max_length=64, blank=True)  # the embedding model, so a better one can re-embed
     search = models.GeneratedField(
         expression=SearchVector("title", "author", "text", config="english"),
@@ -123,9 +126,77 @@ class Passage(models.Model):
         return f"{self.thread.tid}/p_{self.seq:04d}"
 
 
+class PassageSentence(models.Model):
+    """One sentence of a passage of several, embedded alone, so a question matching one line of a long turn
+    or paragraph still finds it."""
+
+    end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="+")
+    passage = models.ForeignKey(Passage, on_delete=models.CASCADE, related_name="sentences")
+    embedding = VectorField(dimensions=DIMENSIONS)
+
+    class Meta:
+        indexes = [
+            HnswIndex(name="sentence_embedding", fields=["embedding"], m=16, ef_construction=64,
+                      opclasses=["vector_cosine_ops"]),
+        ]
+
+
+class TermStat(models.Model):
+    """How many of an end user's passages hold each lexeme: the document frequencies BM25 needs, kept as
+    passages come and go so a search never counts them."""
+
+    end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="+")
+    term = models.CharField(max_length=2048)
+    df = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["end_user", "term"], name="one_stat_per_term")]
+
+
+class MemoryStats(models.Model):
+    """Totals BM25 needs: the number of passages and of their lexemes (for the average length)."""
+
+    end_user = models.OneToOneField(EndUser, on_delete=models.CASCADE, related_name="+")
+    passages = models.IntegerField(default=0)
+    lexemes = models.BigIntegerField(default=0)
+
+
 class WrittenIndex(models.Model):
     """index.md: what this memory holds, rewritten by the background read."""
 
     end_user = models.OneToOneField(EndUser, on_delete=models.CASCADE, related_name="written_index")
     text = models.TextField()
     updated_at = models.DateTimeField(auto_now=True)
+
+
+class Fact(models.Model):
+    """One dated statement about a subject, bi-temporal.
+
+    World time: `valid_from` (the date the statement gives, else when it was said) to `valid_to` (when it
+    says it ended, or the item's `expires`); a later value of a single-valued attribute ends it too, which
+    history.py works out from the chain rather than storing, so a retraction can restore the value before.
+    System time: `recorded_at` and `retracted_at` (an edit of its item, a correction, or a forget).
+    `stated_at` is when it was said, so an as-of question never uses what was said later.
+    """
+
+    END = "end"  # a marker: the value (or, empty, whatever was current) stopped being true at valid_from
+
+    end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="facts")
+    item = models.ForeignKey(Item, null=True, on_delete=models.SET_NULL, related_name="facts")
+    subject = models.CharField(max_length=ITEM_FIELD_MAX)
+    subject_key = models.CharField(max_length=ITEM_FIELD_MAX)
+    attribute = models.CharField(max_length=64)
+    value = models.CharField(max_length=ITEM_FIELD_MAX, blank=True)
+    kind = models.CharField(max_length=8, default="value")  # "value" or END
+    valid_from = models.DateTimeField()
+    valid_to = models.DateTimeField(null=True, blank=True)
+    stated_at = models.DateTimeField()
+    recorded_at = models.DateTimeField(auto_now_add=True)
+    retracted_at = models.DateTimeField(null=True, blank=True)
+    retraction = models.CharField(max_length=16, blank=True)  # edited, corrected, forgotten
+    source_path = models.CharField(max_length=200, blank=True)
+    source_passage = models.CharField(max_length=40, blank=True)
+    evidence = models.TextField(blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["end_user", "subject_key", "attribute"], name="fact_subject")]

@@ -1,13 +1,16 @@
 """The background read: what memory makes of an added item.
 
 For each item whose read is behind its version: its thread, its passages (one for a message or note, a
-document cut at paragraph bounds), an embedding per passage, full text (a generated column), and the
-written index. Idempotent: an item already read at its current version is skipped, so running a read twice,
-or concurrently, changes nothing.
+document cut at paragraph bounds), their vectors (the passage; the passage with the one before it; each
+sentence of a passage of several), full text (a generated column) and its statistics, the facts it states,
+and the written index. Idempotent: an item already read at its current version is skipped, so running a
+read twice, or concurrently, changes nothing.
 """
 
 import logging
+import re
 from collections import defaultdict
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.db import transaction
@@ -16,14 +19,28 @@ from django.utils import timezone
 
 from accounts.models import EndUser
 
-from . import embeddings
+from . import embeddings, stats
 from .cutting import cut
-from .models import Item, Passage, Thread
+from .facts import record_facts
+from .models import Item, Passage, PassageSentence, Thread
 from .paths import passage_path, thread_id
 from .selectors import Memory
 from .written_index import rewrite_index
 
 log = logging.getLogger(__name__)
+
+_SENTENCE_BOUNDS = re.compile(r"(?<=[.!?])\s+|\s*\[|\]\s*")
+
+
+@dataclass
+class Piece:
+    """One passage to be, with the texts to embed for it."""
+
+    text: str  # as stored
+    embed_text: str  # with the item's title, as embedded
+    context: str  # the text before it in its thread, then this one
+    sentences: list[str] = field(default_factory=list)
+    vectors: dict = field(default_factory=dict)
 
 
 def _thread_key(item: Item) -> tuple[str, str]:
@@ -33,12 +50,50 @@ def _thread_key(item: Item) -> tuple[str, str]:
     return item.kind, f"session:{item.session}"
 
 
-def _pieces(item: Item) -> list[str]:
-    return cut(item.text) if item.kind == "document" else [item.text.strip() or item.text]
+def sentences(text: str, author: str) -> list[str]:
+    """The sentences of a passage of several (image captions apart), each led by its speaker; none for one."""
+    speaker = f"{author}: " if author else ""
+    body = text[len(speaker):] if speaker and text.startswith(speaker) else text
+    parts = [p.strip() for p in _SENTENCE_BOUNDS.split(body) if len(p.strip()) > 3]
+    return [speaker + p for p in parts] if len(parts) > 1 else []
 
 
-def _embedding_text(item: Item, piece: str) -> str:
-    return f"{item.title}\n{piece}" if item.title else piece
+def _previous_text(item: Item) -> str:
+    """The text of the passage before this item's in its thread, as it stands in the database."""
+    kind, key = _thread_key(item)
+    thread = Thread.objects.filter(end_user_id=item.end_user_id, kind=kind, key=key).first()
+    if thread is None or kind == "document":
+        return ""
+    own = Passage.objects.filter(item=item, thread=thread).order_by("seq").values_list("seq", flat=True).first()
+    earlier = Passage.objects.filter(thread=thread)
+    earlier = earlier.filter(seq__lt=own) if own else earlier
+    return earlier.order_by("-seq").values_list("text", flat=True).first() or ""
+
+
+def _pieces(item: Item, previous: str) -> list[Piece]:
+    texts = cut(item.text) if item.kind == "document" else [item.text.strip() or item.text]
+    pieces = []
+    for text in texts:
+        titled = f"{item.title}\n{text}" if item.title else text
+        context = f"{previous}\n{titled}" if previous else titled
+        pieces.append(Piece(text, titled, context, sentences(text, item.author)))
+        previous = text
+    return pieces
+
+
+def _embed(pieces: list[Piece]) -> None:
+    """All the batch's vectors in one call; a passage with no predecessor shares its own vector."""
+    texts = []
+    for p in pieces:
+        texts.append(p.embed_text)
+        if p.context != p.embed_text:
+            texts.append(p.context)
+        texts.extend(p.sentences)
+    vectors = iter(embeddings.embed(texts))
+    for p in pieces:
+        p.vectors["text"] = next(vectors)
+        p.vectors["context"] = next(vectors) if p.context != p.embed_text else p.vectors["text"]
+        p.vectors["sentences"] = [next(vectors) for _ in p.sentences]
 
 
 def _thread_for(item: Item) -> Thread:
@@ -53,34 +108,40 @@ def _thread_for(item: Item) -> Thread:
     return Thread.objects.select_for_update().get(pk=thread.pk)
 
 
-def _write(item_pk: int, version: int, pieces: list[str], vectors) -> bool:
+def _write(item_pk: int, version: int, pieces: list[Piece]) -> bool:
     """Replace the item's passages in one transaction; False when the item moved on meanwhile."""
     with transaction.atomic():
-        item = Item.objects.select_for_update().filter(pk=item_pk).first()
+        item = Item.objects.select_for_update().select_related("end_user").filter(pk=item_pk).first()
         if item is None or item.version != version or item.is_read:
             return False
         thread = _thread_for(item)
         old = list(Passage.objects.filter(item=item).order_by("thread_id", "seq"))
         reusable = [p.seq for p in old if p.thread_id == thread.pk]
+        stats.uncount_passages(item.end_user_id, [p.pk for p in old])
         Passage.objects.filter(item=item).delete()
         rows = []
-        for i, (piece, vector) in enumerate(zip(pieces, vectors)):
+        for piece in pieces:
             if reusable:
                 seq = reusable.pop(0)
             else:
                 seq = thread.next_seq
                 thread.next_seq += 1
-            rows.append(
-                Passage(
-                    end_user_id=item.end_user_id, thread=thread, item=item, seq=seq,
-                    path=passage_path(thread.source, thread.kind, thread.tid, seq), kind=item.kind, at=item.at,
-                    expires=item.expires, author=item.author, role=item.role, title=item.title,
-                    about=item.about, text=piece, item_ids=[item.external_id], embedding=vector,
-                    model=embeddings.MODEL_ID,
-                )
-            )
+            rows.append(Passage(
+                end_user_id=item.end_user_id, thread=thread, item=item, seq=seq,
+                path=passage_path(thread.source, thread.kind, thread.tid, seq), kind=item.kind, at=item.at,
+                expires=item.expires, author=item.author, role=item.role, title=item.title, about=item.about,
+                text=piece.text,
+                item_ids=[item.external_id], embedding=piece.vectors["text"],
+                context_embedding=piece.vectors["context"], model=embeddings.MODEL_ID,
+            ))
         Passage.objects.bulk_create(rows)
+        PassageSentence.objects.bulk_create(
+            PassageSentence(end_user_id=item.end_user_id, passage=row, embedding=vector)
+            for row, piece in zip(rows, pieces) for vector in piece.vectors["sentences"]
+        )
+        stats.count_passages(item.end_user_id, [row.pk for row in rows])
         thread.save(update_fields=["next_seq"])
+        record_facts(item, rows)
         item.read_version = version
         item.read_at = timezone.now()
         item.save(update_fields=["read_version", "read_at"])
@@ -94,13 +155,19 @@ def read_items(item_pks: list[int]) -> int:
     )
     if not pending:
         return 0
-    work = [(item, _pieces(item)) for item in pending]
-    texts = [_embedding_text(item, piece) for item, pieces in work for piece in pieces]
-    vectors = iter(embeddings.embed(texts))
+    # A message's context is the one before it: earlier in this batch, or already in its thread.
+    last_in_batch: dict[tuple, str] = {}
+    work = []
+    for item in pending:
+        key = (item.end_user_id, *_thread_key(item))
+        previous = last_in_batch[key] if key in last_in_batch else _previous_text(item)
+        pieces = _pieces(item, previous)
+        last_in_batch[key] = pieces[-1].text if item.kind != "document" else ""
+        work.append((item, pieces))
+    _embed([p for _, pieces in work for p in pieces])
     done, touched = 0, defaultdict(int)
     for item, pieces in work:
-        item_vectors = [next(vectors) for _ in pieces]
-        if _write(item.pk, item.version, pieces, item_vectors):
+        if _write(item.pk, item.version, pieces):
             done += 1
             touched[item.end_user_id] += 1
     for end_user in EndUser.objects.filter(pk__in=touched):

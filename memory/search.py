@@ -1,67 +1,55 @@
-"""memory_search: hybrid retrieval over passages, fused by reciprocal rank.
+"""memory_search: the brief, or a ranked list.
 
-Candidates come from pgvector (cosine over passage embeddings) and Postgres full text (any of the query's
-words), each within the one end user's memory, then fused. Without `after` or `scope` the answer is the
-brief; with either, a ranked list. `before` asks the question as of that day.
+Without `after` or `scope` the answer is the brief: what is known (current dated facts, with since/until
+and their source) and then whole passages; with either, a ranked list. `before` asks the question as of
+that day: only what was said before it, facts as they stood then. Ranking is in retrieval.py.
 """
 
-from django.contrib.postgres.search import SearchQuery, SearchRank
-from django.db.models import F, Q
-from django.utils import timezone
-from pgvector.django import CosineDistance
+import re
 
-from . import embeddings
+from django.utils import timezone
+
+from . import history, retrieval
 from .browse import passage_json
+from .extract import ATTRIBUTES
+from .facts import subject_key
 from .limits import SEARCH_HITS
 from .selectors import Memory
 from .validation import parse_date
 
-CANDIDATES = 50
-RRF_K = 60
-
-
-def _filtered(memory: Memory, *, before, after, scope, current: bool):
-    passages = memory.passages()
-    if before:
-        passages = passages.filter(at__lt=before)
-    if after:
-        passages = passages.filter(at__gte=after)
-    if scope:
-        passages = passages.filter(path__startswith=scope.strip().lstrip("/"))
-    if current:
-        now = before or timezone.now()
-        passages = passages.filter(Q(expires__isnull=True) | Q(expires__gt=now))
-    return passages
-
-
-def _or_query(query: str) -> SearchQuery | None:
-    words = [w for w in "".join(c if c.isalnum() else " " for c in query).split() if len(w) > 1]
-    if not words:
-        return None
-    return SearchQuery(" OR ".join(words), search_type="websearch", config="english")
-
 
 def ranked(memory: Memory, query: str, *, before=None, after=None, scope: str = "", current: bool = True,
            limit: int = SEARCH_HITS) -> list[tuple[float, object]]:
-    """(score, passage) pairs, best first."""
-    passages = _filtered(memory, before=before, after=after, scope=scope, current=current)
-    vector = embeddings.embed_one(query)
-    by_vector = list(passages.annotate(distance=CosineDistance("embedding", vector)).order_by("distance")[:CANDIDATES])
-    scores: dict[int, float] = {}
-    found = {p.pk: p for p in by_vector}
-    for rank, p in enumerate(by_vector):
-        scores[p.pk] = scores.get(p.pk, 0) + 1 / (RRF_K + rank + 1)
-    text_query = _or_query(query)
-    if text_query is not None:
-        by_text = list(
-            passages.filter(search=text_query).annotate(rank=SearchRank(F("search"), text_query))
-            .order_by("-rank")[:CANDIDATES]
-        )
-        for rank, p in enumerate(by_text):
-            found.setdefault(p.pk, p)
-            scores[p.pk] = scores.get(p.pk, 0) + 1 / (RRF_K + rank + 1)
-    best = sorted(scores, key=lambda pk: (-scores[pk], pk))[:limit]
-    return [(scores[pk], found[pk]) for pk in best]
+    """(score, passage) pairs, best first. Past-`expires` passages are left out unless `current` is off."""
+    moment = (before or timezone.now()) if current else None
+    filters = retrieval.Filters(before=before, after=after, scope=(scope or "").strip().lstrip("/"),
+                                current_at=moment)
+    scored = retrieval.rank(memory.end_user.pk, query, filters, limit)
+    passages = memory.passages().in_bulk([pid for pid, _ in scored])
+    return [(score, passages[pid]) for pid, score in scored]
+
+
+KNOWN_MAX = 10
+_WORDS = re.compile(r"[\w'-]+")
+
+
+def known_facts(memory: Memory, query: str, passages: list, *, as_of=None) -> list[dict]:
+    """The dated facts a brief leads with: those about subjects the question names, then those the top
+    passages state, as they stood as of `as_of` (default now)."""
+    words = {w.casefold() for w in _WORDS.findall(query)}
+    keys = {key for key, name in history.subjects(memory).items()
+            if any(part in words for part in key.split() if len(part) > 2)}
+    sources = {p.path for p in passages[:3]}
+    facts = history.current_facts(memory, as_of=as_of, limit=200)
+    stems = {w.rstrip("s") for w in words}
+    # Facts whose attribute the question speaks of ("where does she live" -> home_city) come first.
+    asked = {name for name, attribute in ATTRIBUTES.items()
+             if stems & {w.rstrip("s") for w in _WORDS.findall(f"{name.replace('_', ' ')} {attribute.about}".casefold())
+                         if len(w) > 3}}
+    named = sorted((f for f in facts if subject_key(f["subject"]) in keys),
+                   key=lambda f: f["attribute"] not in asked)
+    stated = [f for f in facts if f["source"] in sources and f not in named]
+    return (named + stated)[:KNOWN_MAX]
 
 
 def memory_search(*, memory: Memory, query: str, before: str | None = None, after: str | None = None,
@@ -74,14 +62,8 @@ def memory_search(*, memory: Memory, query: str, before: str | None = None, afte
     answer = {"query": query, "mode": mode}
     if before:
         answer["as_of"] = before
+    if mode == "brief":
+        answer["known"] = known_facts(memory, query, [p for _, p in hits], as_of=before_at)
     answer["found"] = len(hits)
     answer["hits"] = [passage_json(p, score=round(score, 6)) for score, p in hits]
     return answer
-
-
-def memory_history(*, memory: Memory, subject: str, attribute: str | None = None) -> dict:
-    """The bi-temporal chain for one subject (facts arrive with the extractor)."""
-    from .errors import CannotAnswer
-
-    raise CannotAnswer("no_subject", f"No facts are recorded about {subject!r} yet.", subject=subject,
-                       nearest=[])

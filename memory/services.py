@@ -7,6 +7,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from . import stats
 from .errors import CannotAnswer, InvalidArguments
 from .limits import DEFAULT_KIND, WAIT_SECONDS
 from .models import Item, ItemVersion, Passage
@@ -148,6 +149,7 @@ def memory_forget(*, memory: Memory, ids: list[str] | None = None, path: str | N
 
     Everything derived from the erased items (passages, embeddings, the index's lines) goes with them.
     """
+    from .facts import forget_facts
     from .written_index import rewrite_index
 
     if not (ids or path or everything):
@@ -170,6 +172,9 @@ def memory_forget(*, memory: Memory, ids: list[str] | None = None, path: str | N
         forgotten = sorted(targets.values_list("external_id", flat=True))
         if not forgotten:
             raise CannotAnswer("not_found", "Nothing in this memory matches those ids or that path.")
-        memory.items().filter(external_id__in=forgotten).delete()
+        erased = memory.items().filter(external_id__in=forgotten)
+        forget_facts(erased)
+        stats.uncount_passages(memory.end_user.pk, list(Passage.objects.filter(item__in=erased).values_list("pk", flat=True)))
+        erased.delete()
     rewrite_index(memory)
     return {"forgotten": len(forgotten), "ids": forgotten}

@@ -13,7 +13,7 @@ from typing import Callable
 from accounts.auth import Context
 from accounts.errors import ApiError
 
-from . import browse, search, services
+from . import browse, history, search, services
 from .limits import (
     AROUND_WIDTH_DEFAULT, AROUND_WIDTH_MAX, FORGET_IDS_MAX, GREP_LIMIT_DEFAULT, GREP_LIMIT_MAX, ITEM_FIELD_MAX,
     ITEM_ID_MAX, ITEM_KINDS, ITEM_TEXT_MAX, ITEMS_MAX, ITEMS_MIN, LATEST_K_DEFAULT, LATEST_K_MAX, NAME_MAX,
@@ -165,7 +165,7 @@ TOOLS: list[Tool] = [
             "attribute": text("One attribute, such as home_city.", NAME_MAX),
         },
         required=("subject",),
-        run=search.memory_history,
+        run=history.memory_history,
     ),
     Tool(
         name="memory_latest",

@@ -2,6 +2,7 @@
 
 from django.db.models import Count, Max, Min
 
+from .history import subject_path, subjects
 from .models import WrittenIndex
 from .paths import PLURAL
 from .selectors import Memory
@@ -53,6 +54,10 @@ def render_index(memory: Memory) -> str:
             f"- passages/{thread.source}/{PLURAL[thread.kind]}/{thread.tid}/{name}: {thread.n} passages, "
             f"{span}. {_first_words(opening)}"
         )
+    people = sorted(subjects(memory).values())
+    if people:
+        lines += ["", "## Subjects"]
+        lines += [f"- {subject_path(name)}: {name}" for name in people[:THREADS_LISTED]]
     return "\n".join(lines) + "\n"
 
 

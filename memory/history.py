@@ -1,0 +1,163 @@
+"""Reading the bi-temporal history: chains, what was true as of a day, subject files, nearest subjects.
+
+A fact's end in world time is worked out here from the chain (a later value of a single-valued attribute,
+an end marker, its own valid_to), never stored, so a retraction restores what stood before it.
+"""
+
+import difflib
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.utils import timezone
+from django.utils.text import slugify
+
+from .errors import CannotAnswer
+from .extract import ATTRIBUTES
+from .facts import subject_key
+from .models import Fact
+from .paths import iso
+from .selectors import Memory
+
+
+@dataclass
+class Entry:
+    """One value in a chain with its worked-out end."""
+
+    fact: Fact
+    until: datetime | None
+
+    def current_at(self, moment: datetime) -> bool:
+        return self.fact.valid_from <= moment and (self.until is None or moment < self.until)
+
+    def as_dict(self, now: datetime) -> dict:
+        f = self.fact
+        out = {"attribute": f.attribute, "value": f.value, "valid_from": iso(f.valid_from),
+               "valid_to": iso(self.until), "stated_at": iso(f.stated_at), "recorded_at": iso(f.recorded_at),
+               "retracted_at": iso(f.retracted_at)}
+        if f.retraction:
+            out["retraction"] = f.retraction
+        out["current"] = f.retracted_at is None and self.current_at(now)
+        out["source"] = {"path": f.source_path, "passage_id": f.source_passage,
+                         "item_id": f.item.external_id if f.item_id else None}
+        return out
+
+
+def _visible(facts, *, said_before: datetime | None):
+    return [f for f in facts if said_before is None or f.stated_at < said_before]
+
+
+def work_out(facts: list[Fact], *, said_before: datetime | None = None) -> list[Entry]:
+    """Chain entries for one (subject, attribute), oldest first, each with when it stopped being true.
+
+    Only facts said before `said_before` count, and retracted facts end nothing (they are listed as they
+    were, with their retraction).
+    """
+    facts = sorted(_visible(facts, said_before=said_before), key=lambda f: (f.valid_from, f.stated_at, f.pk))
+    live = [f for f in facts if f.retracted_at is None]
+    single = ATTRIBUTES[facts[0].attribute].single if facts and facts[0].attribute in ATTRIBUTES else False
+    entries = []
+    for fact in facts:
+        if fact.kind == Fact.END:
+            continue
+        ends = [fact.valid_to] if fact.valid_to else []
+        for other in live:
+            if other.valid_from <= fact.valid_from or other.pk == fact.pk:
+                continue
+            same = other.value.casefold() == fact.value.casefold()
+            if other.kind == Fact.END and (not other.value or same):
+                ends.append(other.valid_from)
+            elif single and other.kind != Fact.END and not same:
+                ends.append(other.valid_from)
+        entries.append(Entry(fact, min(ends) if ends else None))
+    return entries
+
+
+def _facts(memory: Memory, key: str, attribute: str | None = None):
+    facts = Fact.objects.filter(end_user=memory.end_user, subject_key=key).select_related("item")
+    return facts.filter(attribute=attribute) if attribute else facts
+
+
+def chains(memory: Memory, key: str, attribute: str | None = None, *, said_before=None) -> dict[str, list[Entry]]:
+    by_attribute: dict[str, list[Fact]] = {}
+    for fact in _facts(memory, key, attribute):
+        by_attribute.setdefault(fact.attribute, []).append(fact)
+    return {name: work_out(facts, said_before=said_before) for name, facts in sorted(by_attribute.items())}
+
+
+def subjects(memory: Memory) -> dict[str, str]:
+    """key -> display name of every subject with a fact."""
+    rows = Fact.objects.filter(end_user=memory.end_user).exclude(value="", kind="value")
+    return dict(rows.values_list("subject_key", "subject").distinct())
+
+
+def resolve_subject(memory: Memory, subject: str) -> tuple[str, str]:
+    """(key, name) of a recorded subject, by exact name, or by a unique first or last name."""
+    known = subjects(memory)
+    key = subject_key(subject)
+    if key in known:
+        return key, known[key]
+    partial = [k for k in known if key in k.split()]
+    if len(partial) == 1:
+        return partial[0], known[partial[0]]
+    nearest = difflib.get_close_matches(key, list(known), n=5, cutoff=0.5) or partial[:5]
+    raise CannotAnswer("no_subject", f"No facts are recorded about {subject!r}.", subject=subject,
+                       nearest=[known[k] for k in nearest])
+
+
+def memory_history(*, memory: Memory, subject: str, attribute: str | None = None) -> dict:
+    """The chain for one subject, oldest first: value, valid from/to, recorded and retracted, source."""
+    key, name = resolve_subject(memory, subject)
+    found = chains(memory, key, attribute)
+    if not found:
+        raise CannotAnswer("no_attribute", f"Nothing is recorded about {name}'s {attribute}.", subject=name,
+                           attributes=sorted({f.attribute for f in _facts(memory, key)}))
+    now = timezone.now()
+    chain = sorted((e.as_dict(now) for entries in found.values() for e in entries),
+                   key=lambda e: (e["valid_from"], e["recorded_at"]))
+    return {"subject": name, "attribute": attribute, "chain": chain}
+
+
+def current_facts(memory: Memory, *, keys=None, as_of: datetime | None = None, limit: int = 20) -> list[dict]:
+    """What was true as of `as_of` (default now), using only what was said before it."""
+    moment = as_of or timezone.now()
+    facts = Fact.objects.filter(end_user=memory.end_user).select_related("item")
+    if keys is not None:
+        facts = facts.filter(subject_key__in=keys)
+    grouped: dict[tuple, list[Fact]] = {}
+    for fact in facts:
+        grouped.setdefault((fact.subject_key, fact.attribute), []).append(fact)
+    out = []
+    for (_, attribute), group in grouped.items():
+        for entry in work_out(group, said_before=as_of):
+            f = entry.fact
+            if f.retracted_at is None and entry.current_at(moment):
+                out.append({"subject": f.subject, "attribute": attribute, "value": f.value,
+                            "since": iso(f.valid_from), "until": iso(entry.until), "said_at": iso(f.stated_at),
+                            "source": f.source_path, "passage_id": f.source_passage})
+    out.sort(key=lambda r: r["since"], reverse=True)
+    return out[:limit]
+
+
+def subject_path(name: str) -> str:
+    return f"subjects/{slugify(name) or 'subject'}.md"
+
+
+def render_subject(memory: Memory, key: str, name: str) -> str:
+    """subjects/<name>.md: current facts, then each attribute's history."""
+    now = timezone.now()
+    found = chains(memory, key)
+    lines = [f"# {name}", "", "## Now"]
+    for attribute, entries in found.items():
+        for e in entries:
+            if e.fact.retracted_at is None and e.current_at(now):
+                lines.append(f"- {attribute}: {e.fact.value} (since {e.fact.valid_from.date()}; "
+                             f"{e.fact.source_passage or 'source forgotten'})")
+    lines += ["", "## History"]
+    for attribute, entries in found.items():
+        lines.append(f"### {attribute}")
+        for e in entries:
+            span = f"{e.fact.valid_from.date()} to {e.until.date() if e.until else 'now'}"
+            status = f", retracted {e.fact.retracted_at.date()} ({e.fact.retraction})" if e.fact.retracted_at else ""
+            value = e.fact.value or "(forgotten)"
+            lines.append(f"- {value}: {span}; recorded {e.fact.recorded_at.date()}{status}")
+    return "\n".join(lines) + "\n"
