@@ -33,9 +33,7 @@ class Entry:
         f = self.fact
         out = {"attribute": f.attribute, "value": f.value, "valid_from": iso(f.valid_from),
                "valid_to": iso(self.until), "stated_at": iso(f.stated_at), "recorded_at": iso(f.recorded_at),
-               "retracted_at": iso(f.retracted_at)}
-        if f.retraction:
-            out["retraction"] = f.retraction
+               "retracted_at": iso(f.retracted_at), "retraction": f.retraction or None}
         out["current"] = f.retracted_at is None and self.current_at(now)
         out["source"] = {"path": f.source_path, "passage_id": f.source_passage,
                          "item_id": f.item.external_id if f.item_id else None}

@@ -9,7 +9,7 @@ import re
 
 from django.utils import timezone
 
-from . import history, retrieval
+from . import history, llm, retrieval
 from .browse import passage_json
 from .extract import ATTRIBUTES
 from .facts import subject_key
@@ -66,4 +66,8 @@ def memory_search(*, memory: Memory, query: str, before: str | None = None, afte
         answer["known"] = known_facts(memory, query, [p for _, p in hits], as_of=before_at)
     answer["found"] = len(hits)
     answer["hits"] = [passage_json(p, score=round(score, 6)) for score, p in hits]
+    if mode == "brief" and hits:
+        written = llm.brief_answer(query, answer["known"], answer["hits"])  # the one model call, if configured
+        if written:
+            answer["answer"] = written
     return answer

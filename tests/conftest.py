@@ -36,6 +36,12 @@ def _celery_for_tests():
     yield
 
 
+@pytest.fixture(autouse=True)
+def _no_real_model(settings):
+    # A developer's OPENROUTER_API_KEY must never make the suite call a real model; fake_llm sets its own.
+    settings.LLM_BASE_URL = settings.LLM_API_KEY = ""
+
+
 class Api:
     """A caller of the HTTP API with one key and one end user."""
 
