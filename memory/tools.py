@@ -37,6 +37,7 @@ class Tool:
     writes: bool = False
     creates_memory: bool = False  # a write may create the end user; a read needs memory to exist
     mcp: bool = True  # False: an HTTP-only route (forget, correct, versions)
+    local_only: bool = False  # listed by the local stdio server only; no HTTP route
 
     @property
     def route(self) -> str:
@@ -263,8 +264,14 @@ class InsufficientScope(ApiError):
 
 
 def mcp_tools(context: Context) -> list[Tool]:
-    """The tools an MCP client with this access lists, in the fixed order above."""
-    return [tool for tool in TOOLS if tool.mcp and (context.can_write or not tool.writes)]
+    """The tools /v1/mcp lists for this access, in the fixed order above."""
+    return [t for t in TOOLS if t.mcp and not t.local_only and (context.can_write or not t.writes)]
+
+
+def stdio_tools(context: Context) -> list[Tool]:
+    """The tools the local stdio server lists: the read tools, the four for connector data, and memory_add
+    when started with --writes."""
+    return [t for t in TOOLS if t.mcp and (context.can_write or not t.writes)]
 
 
 def call(tool: Tool, context: Context, arguments) -> dict:

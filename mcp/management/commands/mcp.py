@@ -1,0 +1,38 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from accounts.auth import Context, parse_account
+from accounts.errors import ApiError
+from accounts.models import Access, Project
+from memory.tools import stdio_tools
+from mcp import protocol
+from mcp.stdio import serve
+from twin.celery import app as celery_app
+
+
+class Command(BaseCommand):
+    help = ("The local MCP server over stdio for one end user: the eight read tools, the four tools for "
+            "connector data, and memory_add with --writes.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--account", required=True, help="The end user whose memory the tools read")
+        parser.add_argument("--project", help="The project's slug; may be left out when there is one project")
+        parser.add_argument("--writes", action="store_true", help="Also list memory_add")
+
+    def handle(self, *args, account, project, writes, **options):
+        try:
+            account = parse_account(account)
+        except ApiError as error:
+            raise CommandError(error.message) from None
+        if project:
+            found = Project.objects.filter(slug=project).first()
+            if found is None:
+                raise CommandError(f"No project with slug {project!r}.")
+        else:
+            projects = list(Project.objects.all()[:2])
+            if len(projects) != 1:
+                raise CommandError("Name the project with --project SLUG (there is not exactly one).")
+            found = projects[0]
+        # A local server reads what it saves itself, so it works with no Celery worker running.
+        celery_app.conf.task_always_eager = True
+        context = Context(project=found, account=account, access=Access.WRITE if writes else Access.READ)
+        serve(protocol.Session(context=context, tools=stdio_tools(context)))

@@ -1,0 +1,126 @@
+"""The local stdio server: the same dispatch and registry as /v1/mcp, driven by the official SDK's stdio client."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from django.conf import settings
+
+from memory.tools import SAVE_POLICY
+from tests.worker import ROOT
+
+READ_TOOLS = ["memory_search", "memory_grep", "memory_read", "memory_ls", "memory_around", "memory_history",
+              "memory_latest", "memory_overview"]
+LOCAL_TOOLS = ["memory_recall", "memory_lessons", "memory_how_they_work", "memory_next"]
+
+
+def server_env() -> dict:
+    env = {"TWIN_DB_NAME": settings.DATABASES["default"]["NAME"], "PYTHONUNBUFFERED": "1"}
+    for name in ("DATABASE_URL", "REDIS_URL", "PATH", "HOME"):
+        if os.environ.get(name):
+            env[name] = os.environ[name]
+    return env
+
+
+def server_args(project, *extra):
+    return ["manage.py", "mcp", "--account", "u_1", "--project", project.slug, *extra]
+
+
+def sdk(tmp_path, project, calls, *extra) -> dict:
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"command": sys.executable, "args": server_args(project, *extra), "cwd": str(ROOT),
+                                "env": server_env(), "calls": calls}))
+    result = subprocess.run([sys.executable, "-P", str(ROOT / "tests" / "sdk" / "mcp_stdio_client.py"), str(spec)],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
+    answer = json.loads(result.stdout.strip().splitlines()[-1])
+    assert answer["ok"], answer
+    return answer
+
+
+def raw(project, lines: list[str], *extra) -> list[dict]:
+    """Lines straight into the server's stdin; its stdout, parsed (every line must be JSON-RPC)."""
+    result = subprocess.run([sys.executable, *server_args(project, *extra)], cwd=ROOT, env=server_env(),
+                            input="".join(line + "\n" for line in lines), capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+@pytest.fixture
+def seeded(api):
+    api.add({"text": "Alice: I adopted a cat called Miso.", "kind": "message", "session": "s1", "author": "Alice",
+             "id": "m1", "at": "2026-03-01T10:00:00"},
+            {"text": "Bob: What colour is Miso?", "kind": "message", "session": "s1", "author": "Bob", "id": "m2",
+             "at": "2026-03-01T10:01:00"})
+    return api
+
+
+def test_without_writes_it_lists_the_read_and_local_tools(seeded, project, tmp_path):
+    answer = sdk(tmp_path, project, [])
+    assert answer["tools"] == READ_TOOLS + LOCAL_TOOLS
+    assert "Save almost everything" not in answer["instructions"]
+    assert all(a["readOnlyHint"] for a in answer["annotations"].values())
+
+
+def test_with_writes_it_adds_memory_add_and_the_save_policy(seeded, project, tmp_path):
+    answer = sdk(tmp_path, project, [
+        ["memory_add", {"items": [{"text": "Prefers window seats", "id": "seat"}], "wait": True}],
+        ["memory_grep", {"pattern": "window seats"}],
+    ], "--writes")
+    assert answer["tools"] == READ_TOOLS + LOCAL_TOOLS + ["memory_add"]
+    assert "Save almost everything" in answer["instructions"]
+    add, grep = answer["calls"]
+    assert json.loads(add["text"])["items"] == [{"id": "seat", "status": "added", "searchable": True}]
+    assert json.loads(grep["text"])["hits"][0]["item_ids"] == ["seat"]
+
+
+def test_the_read_tools_answer_as_over_http(seeded, project, tmp_path):
+    passage = seeded.tool("grep", pattern="Miso.").json()["hits"][0]
+    calls = [["memory_search", {"query": "cat's name"}], ["memory_grep", {"pattern": "miso"}],
+             ["memory_read", {"path": passage["path"]}], ["memory_ls", {}],
+             ["memory_around", {"passage_id": passage["passage_id"]}], ["memory_history", {"subject": "Alice"}],
+             ["memory_latest", {"k": 1}], ["memory_overview", {}]]
+    answer = sdk(tmp_path, project, calls)
+    for (name, arguments), call in zip(calls, answer["calls"]):
+        http = seeded.tool(name.removeprefix("memory_"), **arguments)
+        assert call["isError"] == (http.status_code == 404), name
+        if name not in ("memory_search",):  # search scores may differ in the last digit across processes
+            assert json.loads(call["text"]) == http.json(), name
+    assert json.loads(answer["calls"][0]["text"])["hits"][0]["item_ids"] == ["m1"]
+
+
+def test_it_speaks_line_delimited_json_rpc_and_refuses_what_it_should(seeded, project):
+    out = raw(project, [
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        "not json",
+        json.dumps([{"jsonrpc": "2.0", "id": 2, "method": "ping"}]),
+        json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                    "params": {"name": "memory_add", "arguments": {"items": [{"text": "x"}]}}}),
+        json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                    "params": {"name": "memory_grep", "arguments": {"pattern": "x", "limit": 99}}}),
+    ])
+    assert out[0] == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert [o["error"]["code"] for o in out[1:]] == [-32700, -32600, -32600, -32602]
+    assert out[3]["error"]["data"]["error"] == "insufficient_scope"
+    assert len(out) == 5  # the notification got no answer
+
+
+def test_add_descriptions_match_the_hosted_server(seeded, project):
+    [listed] = raw(project, [json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})], "--writes")
+    hosted = seeded.mcp("tools/list").json()["result"]["tools"]
+    local = {t["name"]: t for t in listed["result"]["tools"]}
+    for tool in hosted:
+        assert local[tool["name"]] == tool
+    assert local["memory_add"]["description"] == SAVE_POLICY
+
+
+def test_it_needs_a_usable_account_and_project(project):
+    bad = subprocess.run([sys.executable, "manage.py", "mcp", "--account", "no spaces"], cwd=ROOT,
+                         env=server_env(), capture_output=True, text=True, timeout=60, input="")
+    assert bad.returncode != 0 and "X-Twin-Account" in bad.stderr
+    missing = subprocess.run([sys.executable, "manage.py", "mcp", "--account", "u_1", "--project", "nope"],
+                             cwd=ROOT, env=server_env(), capture_output=True, text=True, timeout=60, input="")
+    assert missing.returncode != 0 and "No project" in missing.stderr
