@@ -175,3 +175,12 @@ def test_unknown_top_level_fields_and_non_objects_are_refused(api):
     bad_json = api.client.post("/v1/memory/add", data="{not json", content_type="application/json",
                                headers=api.headers())
     assert bad_json.status_code == 400
+
+
+def test_a_full_size_call_fits_and_a_larger_body_is_refused_as_json(api, settings):
+    big = [{"text": f"note {i}", "metadata": {"blob": "b" * 16_000}} for i in range(200)]  # 3.2 MB
+    assert api.tool("add", items=big, wait=False).status_code == 200
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1_000_000
+    response = api.tool("add", items=big)
+    assert response.status_code == 413
+    assert response.json()["error"] == "too_large" and response.json()["bound"] == 1_000_000
