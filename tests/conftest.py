@@ -94,12 +94,17 @@ class Api:
         return response.json()
 
 
-@pytest.fixture
-def alice(transactional_db):
-    user, _ = user_get_or_create(email="alice@example.com")
-    user.set_password("alice-password-1")
+def make_user(name: str):
+    """A console user `<name>@example.com` whose password is `<name>-password-1`."""
+    user, _ = user_get_or_create(email=f"{name}@example.com")
+    user.set_password(f"{name}-password-1")
     user.save()
     return user
+
+
+@pytest.fixture
+def alice(transactional_db):
+    return make_user("alice")
 
 
 @pytest.fixture
@@ -109,19 +114,14 @@ def project(alice):
 
 @pytest.fixture
 def bob(project):
-    user, _ = user_get_or_create(email="bob@example.com")
-    user.set_password("bob-password-1")
-    user.save()
+    user = make_user("bob")
     Membership.objects.create(user=user, project=project, role=Role.MEMBER)
     return user
 
 
 @pytest.fixture
 def charlie(transactional_db):
-    user, _ = user_get_or_create(email="charlie@example.com")
-    user.set_password("charlie-password-1")
-    user.save()
-    return user
+    return make_user("charlie")
 
 
 @pytest.fixture
