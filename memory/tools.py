@@ -14,10 +14,12 @@ from accounts.auth import Context
 from accounts.errors import ApiError
 
 from . import browse, history, search, services
+from .connectors import how_they_work, lessons, recall
+from .connectors import next as next_steps
 from .limits import (
     AROUND_WIDTH_DEFAULT, AROUND_WIDTH_MAX, FORGET_IDS_MAX, GREP_LIMIT_DEFAULT, GREP_LIMIT_MAX, ITEM_FIELD_MAX,
     ITEM_ID_MAX, ITEM_KINDS, ITEM_TEXT_MAX, ITEMS_MAX, ITEMS_MIN, LATEST_K_DEFAULT, LATEST_K_MAX, NAME_MAX,
-    DEFAULT_KIND, TEXT_MAX,
+    DEFAULT_KIND, NEXT_TOP_DEFAULT, NEXT_TOP_MAX, TEXT_MAX,
 )
 from .selectors import Memory
 from .validation import date_schema, validate
@@ -190,6 +192,59 @@ TOOLS: list[Tool] = [
         "model that has never looked should make. Makes no model call. Same as /v1/memory/overview.",
         properties={},
         run=browse.memory_overview,
+    ),
+    # The local stdio server's four tools for connector data (no HTTP route; /v1/mcp never lists them).
+    Tool(
+        name="memory_recall",
+        title="Recall for a question",
+        description="The brief for a question: records, worked-out lines and passages, as one block of text, "
+        "with enough, the model's estimate that memory holds the answer. With OPENROUTER_API_KEY set, makes one "
+        "to seven model calls: one, and up to seven with deep.",
+        properties={
+            "question": text("The question. 1 to 2,000 characters."),
+            "as_of": date_schema("The day the question is asked as of. Nothing said after it is used."),
+            "deep": {"type": "boolean", "default": False,
+                     "description": "Follow the names in what was kept when memory is thin. Up to six more model "
+                     "calls and several seconds. Default false."},
+        },
+        required=("question",),
+        local_only=True,
+        run=recall.memory_recall,
+    ),
+    Tool(
+        name="memory_lessons",
+        title="Lessons from past attempts",
+        description="What past attempts at a task like this one taught. Makes no model call.",
+        properties={"task": text("The task. 1 to 2,000 characters.")},
+        required=("task",),
+        local_only=True,
+        run=lessons.memory_lessons,
+    ),
+    Tool(
+        name="memory_how_they_work",
+        title="How they work",
+        description="The steps one person takes before an action, and the voice they write in. Addressed by a "
+        "person, not ranked. Makes no model call.",
+        properties={
+            "who": text("The person.", NAME_MAX),
+            "surface": {**text('Where the answer is for, such as a channel or a repository. Default "", the '
+                               'surface they write on most.', NAME_MAX, 0), "default": ""},
+        },
+        required=("who",),
+        local_only=True,
+        run=how_they_work.memory_how_they_work,
+    ),
+    Tool(
+        name="memory_next",
+        title="What they do next",
+        description="What this person usually does next, from what they have just been doing. A guess with "
+        "backed_off: true is the person's base rate, not a prediction from context. Makes no model call.",
+        properties={
+            "who": {**text('The person. Default "", the memory\'s owner.', NAME_MAX, 0), "default": ""},
+            "top": integer("How many guesses. 1 to 10, default 3.", 1, NEXT_TOP_MAX, NEXT_TOP_DEFAULT),
+        },
+        local_only=True,
+        run=next_steps.memory_next,
     ),
     Tool(
         name="memory_add",

@@ -124,3 +124,30 @@ def test_it_needs_a_usable_account_and_project(project):
     missing = subprocess.run([sys.executable, "manage.py", "mcp", "--account", "u_1", "--project", "nope"],
                              cwd=ROOT, env=server_env(), capture_output=True, text=True, timeout=60, input="")
     assert missing.returncode != 0 and "No project" in missing.stderr
+
+
+def test_the_sdk_calls_each_of_the_twelve_on_connector_data(project, tmp_path):
+    from django.core.management import call_command
+
+    call_command("loadsample", "--account", "u_1", "--project", project.slug)
+    answer = sdk(tmp_path, project, [
+        ["memory_search", {"query": "Why did the Friday deploy fail?"}], ["memory_grep", {"pattern": "INC-101"}],
+        ["memory_read", {"path": "index.md"}], ["memory_ls", {"path": "passages/memory/"}],
+        ["memory_latest", {"k": 3}], ["memory_overview", {}], ["memory_history", {"subject": "Tom Becker"}],
+        ["memory_recall", {"question": "When was the last rollback?", "as_of": "2025-04-12"}],
+        ["memory_lessons", {"task": "deploy the payments service on a Friday afternoon"}],
+        ["memory_how_they_work", {"who": "Tom Becker"}], ["memory_next", {"who": "Tom Becker", "top": 2}],
+    ])
+    calls = {c["name"]: c for c in answer["calls"]}
+    grep = json.loads(calls["memory_grep"]["text"])
+    around = sdk(tmp_path, project, [["memory_around", {"passage_id": grep["hits"][0]["passage_id"], "width": 1}]])
+    calls["memory_around"] = around["calls"][0]
+    assert sorted(calls) == sorted(READ_TOOLS + LOCAL_TOOLS)
+    errors = {name: c["text"][:200] for name, c in calls.items() if c["isError"]}
+    assert errors in ({}, {"memory_history": calls["memory_history"]["text"][:200]}), errors
+    recall = json.loads(calls["memory_recall"]["text"])
+    assert 0 <= recall["enough"] <= 1 and "Records" in recall["text"]
+    assert json.loads(calls["memory_lessons"]["text"])["lessons"]
+    assert json.loads(calls["memory_how_they_work"]["text"])["run_ups"]
+    guesses = json.loads(calls["memory_next"]["text"])["guesses"]
+    assert len(guesses) == 2 and all(0 <= g["probability"] <= 1 for g in guesses)

@@ -37,7 +37,7 @@ async def run(spec: dict) -> dict:
                           "text": result.content[0].text if result.content else ""})
         return {"ok": True, "protocol_version": init.protocol_version, "instructions": init.instructions,
                 "tools": [t.name for t in tools.tools],
-                "annotations": {t.name: t.annotations.model_dump(exclude_none=True) for t in tools.tools},
+                "annotations": {t.name: t.annotations.model_dump(by_alias=True, exclude_none=True) for t in tools.tools},
                 "calls": calls}
 
 
