@@ -180,12 +180,12 @@ disagree, and say when it was said. If the memory does not hold the answer, say 
 _TAGS = re.compile(r"<(/?\s*(?:passage|fact|memory|question))", re.I)
 
 
-def _quote(value) -> str:
+def quote_data(value) -> str:
     """Stored text as inert data: our delimiters inside it are defused so it cannot close its block."""
     return _TAGS.sub(r"&lt;\1", str(value or ""))
 
 
-def _attr(value) -> str:
+def quote_attribute(value) -> str:
     return html.escape(str(value or ""))  # inside an attribute, quotes and angle brackets too
 
 
@@ -195,15 +195,15 @@ def brief_answer(query: str, known: list[dict], hits: list[dict]) -> dict | None
     assembled without one)."""
     if not configured():
         return None
-    blocks = [f'<fact id="{_attr(f.get("passage_id"))}" since="{_attr(f.get("since"))}" '
-              f'until="{_attr(f.get("until"))}" said_at="{_attr(f.get("said_at"))}">'
-              f'{_quote(f.get("subject"))} | {_quote(f.get("attribute"))} | {_quote(f.get("value"))}</fact>'
+    blocks = [f'<fact id="{quote_attribute(f.get("passage_id"))}" since="{quote_attribute(f.get("since"))}" '
+              f'until="{quote_attribute(f.get("until"))}" said_at="{quote_attribute(f.get("said_at"))}">'
+              f'{quote_data(f.get("subject"))} | {quote_data(f.get("attribute"))} | {quote_data(f.get("value"))}</fact>'
               for f in known]
     for h in hits:
-        author = f' author="{_attr(h["author"])}"' if h.get("author") else ""
-        blocks.append(f'<passage id="{_attr(h.get("passage_id"))}" at="{_attr(h.get("at"))}"{author}>\n'
-                      f'{_quote(str(h.get("text") or "")[:PASSAGE_MAX])}\n</passage>')
-    prompt = "<memory>\n" + "\n".join(blocks) + f"\n</memory>\n\n<question>{_quote(query)}</question>"
+        author = f' author="{quote_attribute(h["author"])}"' if h.get("author") else ""
+        blocks.append(f'<passage id="{quote_attribute(h.get("passage_id"))}" at="{quote_attribute(h.get("at"))}"{author}>\n'
+                      f'{quote_data(str(h.get("text") or "")[:PASSAGE_MAX])}\n</passage>')
+    prompt = "<memory>\n" + "\n".join(blocks) + f"\n</memory>\n\n<question>{quote_data(query)}</question>"
     try:
         text = chat([{"role": "system", "content": _BRIEF_SYSTEM}, {"role": "user", "content": prompt}],
                     max_tokens=300).strip()

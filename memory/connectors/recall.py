@@ -42,7 +42,7 @@ FORMAT = {"type": "json_schema", "json_schema": {"name": "recall", "strict": Tru
 
 
 def _prompt(question: str, kept: brief.Kept) -> str:
-    q, a = llm._quote, llm._attr  # the search brief's quoting: stored text stays inert data
+    q, a = llm.quote_data, llm.quote_attribute  # the same quoting as the search brief: stored text stays data
     blocks = [f'<record id="{a(r["passage_id"])}" at="{a(r["at"])}">{q(r["line"])}</record>' for r in kept.records]
     blocks += [f'<worked inputs="{a(" ".join(i["passage_id"] for i in w["inputs"]))}">{q(w["line"])}</worked>'
                for w in kept.worked_out]
