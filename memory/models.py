@@ -135,10 +135,9 @@ class PassageSentence(models.Model):
     embedding = VectorField(dimensions=DIMENSIONS)
 
     class Meta:
-        indexes = [
-            HnswIndex(name="sentence_embedding", fields=["embedding"], m=16, ef_construction=64,
-                      opclasses=["vector_cosine_ops"]),
-        ]
+        # No vector index: search reads a candidate's sentences by passage_id (its foreign key's index) and
+        # no longer seeks sentences across the memory (bench/README.md "Search latency").
+        indexes = []
 
 
 class TermStat(models.Model):

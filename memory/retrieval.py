@@ -1,8 +1,11 @@
 """Hybrid retrieval for memory_search: candidates from PostgreSQL, one linear score in Python.
 
 Candidates, all within one end user's memory and its date/scope filters: the 50 nearest passages by vector
-(pgvector), the 50 best full-text matches on any of the question's words, the passages of the 50 nearest
-sentences, and every one's neighbour either side in its thread. Each candidate then gets the features that
+(pgvector HNSW, iterative scan, or an exact scan when the memory is small), the 50 best full-text matches
+on the question's rarer words (matching_terms), and every one's neighbour either side in its thread. (A
+third source, the passages of the 50 nearest sentences, found nothing the others missed on LoCoMo and
+cost a second HNSW index; sentences still score a candidate as `maxsent`.) Latency at 1M passages is in
+bench/README.md "Search latency"; bench/search_latency.py measures it. Each candidate then gets the features that
 help on conversation memory and the weighted sum below decides the order. The recipe and what each feature
 bought on LoCoMo are in bench/README.md; bench/locomo.py measures it.
 """
@@ -19,6 +22,7 @@ from pgvector import Vector
 from . import embeddings, stats
 
 CANDIDATES = 50
+MATCH_BUDGET = 1_000  # passages the text source ranks at most (see matching_terms)
 K1, B = 0.9, 0.4  # BM25
 WEIGHTS = {
     "bm": 0.75,  # BM25 over the question's words, scaled by the best candidate's
@@ -77,11 +81,8 @@ WITH by_vector AS (
 ), by_text AS (
     SELECT p.id FROM memory_passage p WHERE {p} AND p.search @@ %(tsq)s::tsquery
     ORDER BY ts_rank(p.search, %(tsq)s::tsquery) DESC LIMIT {n}
-), by_sentence AS (
-    SELECT s.passage_id AS id FROM memory_passagesentence s JOIN memory_passage p ON p.id = s.passage_id
-    WHERE s.end_user_id = %(end_user)s AND {p} ORDER BY s.embedding <=> %(q)s::vector LIMIT {n}
 ), base AS (
-    SELECT id FROM by_vector UNION SELECT id FROM by_text UNION SELECT id FROM by_sentence
+    SELECT id FROM by_vector UNION SELECT id FROM by_text
 )
 SELECT id FROM base
 UNION
@@ -96,13 +97,12 @@ SELECT p.id, p.thread_id, p.seq, p.at, lower(p.author), lower(p.about), length(p
     1 - (coalesce(p.context_embedding, p.embedding) <=> %(q)s::vector),
     (SELECT 1 - (n.context_embedding <=> %(q)s::vector) FROM memory_passage n
      WHERE n.thread_id = p.thread_id AND n.seq = p.seq + 1 AND {n_filter}),
-    (SELECT max(1 - (s.embedding <=> %(q)s::vector)) FROM memory_passagesentence s WHERE s.passage_id = p.id)
+    (SELECT max(1 - (s.embedding <=> %(q)s::vector)) FROM memory_passagesentence s WHERE s.passage_id = p.id),
+    -- the question's terms in the passage and how often each occurs (BM25), in the same round trip
+    (SELECT array_agg(u.lexeme) FROM unnest(p.search) u WHERE u.lexeme = ANY(%(terms)s)),
+    (SELECT array_agg(coalesce(array_length(u.positions, 1), 1)) FROM unnest(p.search) u
+     WHERE u.lexeme = ANY(%(terms)s))
 FROM memory_passage p WHERE p.id = ANY(%(ids)s)
-"""
-
-_TERM_FREQUENCIES = """
-SELECT p.id, u.lexeme, coalesce(array_length(u.positions, 1), 1)
-FROM memory_passage p, unnest(p.search) u WHERE p.id = ANY(%(ids)s) AND u.lexeme = ANY(%(terms)s)
 """
 
 
@@ -127,29 +127,41 @@ def _date_features(question: str, days: list[datetime]) -> tuple[np.ndarray, np.
     return month_or_year, exact_day
 
 
+def matching_terms(terms: list[str], df: dict[str, int]) -> list[str]:
+    """The terms the text source matches on: rarest first, while together they match at most MATCH_BUDGET
+    passages. Ranking every match costs a read of each one's full text, and in a big memory a common word
+    (the end user's own name) matches tens of thousands; the vector source covers those. A memory smaller
+    than the budget always matches on every term."""
+    chosen, total = [], 0
+    for term in sorted(terms, key=lambda t: df.get(t, 0)):
+        total += df.get(term, 0)
+        if total > MATCH_BUDGET:
+            break
+        chosen.append(term)
+    return chosen
+
+
 def rank(end_user_id: int, query: str, filters: Filters, limit: int) -> list[tuple[int, float]]:
     """(passage id, score) for the best `limit` passages, best first."""
     q = Vector(embeddings.embed_one(query).tolist()).to_text()
     terms = query_terms(query)
+    corpus = stats.lookup(end_user_id, terms)
+    matching = matching_terms(terms, corpus[2])
     where, params = filters.sql("p")
     n_filter, _ = filters.sql("n")
-    params.update(end_user=end_user_id, q=q, tsq=_tsquery(terms) if terms else "''")
+    params.update(end_user=end_user_id, q=q, tsq=_tsquery(matching) if matching else "")
     with connection.cursor() as cursor:
         sql = _CANDIDATES.format(p=where, n=CANDIDATES, n_filter=n_filter)
-        if not terms:  # nothing to match on words: the text source is empty
+        if not matching:  # nothing to match on words: the text source is empty
             sql = sql.replace("AND p.search @@ %(tsq)s::tsquery", "AND false")
         cursor.execute(sql, params)
         ids = [row[0] for row in cursor.fetchall()]
         if not ids:
             return []
-        cursor.execute(_FEATURES.format(n_filter=n_filter), {**params, "ids": ids})
+        cursor.execute(_FEATURES.format(n_filter=n_filter), {**params, "ids": ids, "terms": terms})
         rows = cursor.fetchall()
-        tf: dict[int, dict[str, int]] = {}
-        if terms:
-            cursor.execute(_TERM_FREQUENCIES, {"ids": ids, "terms": terms})
-            for pid, lexeme, count in cursor.fetchall():
-                tf.setdefault(pid, {})[lexeme] = count
-    return _score(rows, tf, terms, stats.lookup(end_user_id, terms), query, limit)
+    tf = {row[0]: dict(zip(row[12], row[13])) for row in rows if row[12]}
+    return _score(rows, tf, terms, corpus, query, limit)
 
 
 def _score(rows, tf, terms, corpus, query: str, limit: int) -> list[tuple[int, float]]:

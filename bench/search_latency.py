@@ -1,0 +1,389 @@
+"""Search latency at scale: memory_search through the HTTP route, server-side, no model call.
+
+Fills a separate database (`twin_bench` on the same embedded server; the development data is untouched)
+with 1,000,000 passages: one end user with 100,000, 900 end users with 1,000, and one small end user with
+600. The data is synthetic but shaped like the real thing: each passage is a LoCoMo dev turn (its text,
+lightly shuffled, and its vectors, the turn, the turn read with the one before it and up to 3 sentences,
+embedded once by the product's own model and cached under var/bench-cache/) with gaussian noise added to
+the vectors and renormalised; threads are runs of ~20 consecutive turns, dated over five years. Loaded with
+COPY (indexes dropped first and rebuilt after, as the migrations define them), statistics filled with one
+SQL each, as memory/stats.py keeps them.
+
+Then asks LoCoMo dev questions through POST /v1/memory/search (Django test client, in-process, a real key)
+for the big and the small end user, in the ranked-list mode (`scope`) and the brief mode, and reports
+p50/p95/mean, a baseline in the same run (the query's embedding alone; a bare SELECT 1), and where the time
+goes (embedding, each SQL statement, scoring, the rest).
+
+    .venv/bin/python bench/search_latency.py [--refill] [--queries 300] [--explain]
+
+A filled bench database is reused unless --refill. --explain prints EXPLAIN ANALYZE of the candidate
+sources for one question at the big end user.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections import defaultdict
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "twin.settings")
+DB_NAME = "twin_bench"
+CACHE = ROOT / "var" / "bench-cache" / "locomo-vectors.npz"
+PROJECT = "Search latency bench"
+BIG, MEDIUM, MEDIUM_USERS, SMALL = 100_000, 1_000, 900, 600
+NOISE = 0.018  # per dimension: the noise vector's norm is ~0.35, a copy's cosine to its turn ~0.94
+SEED = 7
+
+
+def setup():
+    if not os.environ.get("DATABASE_URL"):
+        # Create the bench database on the embedded server before Django connects to it.
+        from twin.database import _embedded_uri
+
+        import psycopg
+
+        config = _embedded_uri(ROOT / "var")
+        with psycopg.connect(host=config["HOST"], port=config["PORT"], user="postgres", dbname="postgres",
+                             autocommit=True) as conn:
+            if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DB_NAME]).fetchone():
+                conn.execute(f'CREATE DATABASE "{DB_NAME}"')
+        os.environ["TWIN_DB_NAME"] = DB_NAME
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+# ---------------------------------------------------------------- the base turns and their vectors
+
+
+def base_turns():
+    """The 2,760 LoCoMo dev turns with their vectors (text, context, sentences), embedded once and cached."""
+    from bench.locomo_data import items
+    from memory import embeddings
+    from memory.reading import sentences
+
+    turns, previous = [], {}
+    for row in items():
+        item = row["item"]
+        key = (row["end_user"], item.get("session", ""))
+        before = previous.get(key)
+        context = f"{before}\n{item['text']}" if before else item["text"]
+        previous[key] = item["text"]
+        turns.append({"text": item["text"], "author": item.get("author", ""), "context": context,
+                      "sentences": sentences(item["text"], item.get("author", ""))[:3]})
+    if CACHE.exists():
+        cached = np.load(CACHE)
+    else:
+        started = time.perf_counter()
+        text = embeddings.embed([t["text"] for t in turns])
+        context = embeddings.embed([t["context"] for t in turns])
+        flat = [s for t in turns for s in t["sentences"]]
+        sent = embeddings.embed(flat) if flat else np.zeros((0, embeddings.DIMENSIONS), np.float32)
+        CACHE.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(CACHE, text=text, context=context, sentences=sent)
+        cached = np.load(CACHE)
+        print(f"embedded {len(turns)} turns and {len(flat)} sentences in {time.perf_counter() - started:.0f} s",
+              file=sys.stderr)
+    offsets = np.cumsum([0] + [len(t["sentences"]) for t in turns])
+    return turns, cached["text"], cached["context"], cached["sentences"], offsets
+
+
+def _noisy(rng, vectors: np.ndarray) -> np.ndarray:
+    out = vectors + rng.normal(0, NOISE, vectors.shape).astype(np.float32)
+    return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+# ---------------------------------------------------------------- filling
+
+
+def _secondary_indexes(cursor, tables):
+    """(name, definition) of the indexes that back no constraint: dropped before COPY, rebuilt after."""
+    cursor.execute("""
+        SELECT i.indexname, i.indexdef FROM pg_indexes i
+        WHERE i.tablename = ANY(%s) AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)
+    """, [tables])
+    return cursor.fetchall()
+
+
+def fill(end_users: list[tuple[int, int]]):
+    """Load (end user pk, passages) into the bench database with COPY."""
+    import psycopg
+    from django.conf import settings
+    from pgvector.psycopg import register_vector
+
+    from memory.embeddings import MODEL_ID
+
+    rng = np.random.default_rng(SEED)
+    turns, text_v, context_v, sentence_v, offsets = base_turns()
+    words = [t["text"].split(" ") for t in turns]
+    tables = ["memory_item", "memory_thread", "memory_passage", "memory_passagesentence"]
+    db = settings.DATABASES["default"]
+    conn = psycopg.connect(host=db["HOST"], port=db["PORT"], user=db["USER"], password=db["PASSWORD"],
+                           dbname=db["NAME"])
+    register_vector(conn)
+    started = time.perf_counter()
+    with conn.cursor() as cur:
+        cur.execute("TRUNCATE memory_passagesentence, memory_passage, memory_item, memory_thread, memory_termstat, "
+                    "memory_memorystats, memory_fact, memory_itemversion, memory_writtenindex CASCADE")
+        saved = _secondary_indexes(cur, tables)
+        for name, _ in saved:
+            cur.execute(f'DROP INDEX "{name}"')
+        cur.execute("SET session_replication_role = replica")  # no FK triggers during the load
+    conn.commit()
+    item_id = thread_id = passage_id = sentence_id = 0
+    epoch = datetime(2019, 1, 1, tzinfo=timezone.utc)
+    now = datetime.now(timezone.utc)
+    n_turns = len(turns)
+    copies = {
+        "item": "COPY memory_item (id, end_user_id, external_id, kind, text, at, author, role, session, title, "
+                "about, metadata, version, read_version, read_at, created_at, updated_at) FROM STDIN",
+        "thread": "COPY memory_thread (id, end_user_id, tid, source, kind, key, title, next_seq, created_at) "
+                  "FROM STDIN",
+        "passage": "COPY memory_passage (id, end_user_id, thread_id, item_id, seq, path, kind, at, author, role, "
+                   "title, about, text, item_ids, embedding, context_embedding, model) FROM STDIN (FORMAT BINARY)",
+        "sentence": "COPY memory_passagesentence (id, end_user_id, passage_id, embedding) FROM STDIN (FORMAT BINARY)",
+    }
+    types = {
+        "passage": ["bigint", "bigint", "bigint", "bigint", "integer", "varchar", "varchar", "timestamptz",
+                    "varchar", "varchar", "varchar", "varchar", "text", "varchar[]", "vector", "vector", "varchar"],
+        "sentence": ["bigint", "bigint", "bigint", "vector"],
+    }
+    for n_user, (end_user, size) in enumerate(end_users):
+        # Threads: runs of 10-30 consecutive turns from a random place, dated over five years, oldest first.
+        lengths = []
+        while sum(lengths) < size:
+            lengths.append(int(min(rng.integers(10, 31), size - sum(lengths))))
+        days = np.sort(rng.uniform(0, 5 * 365, len(lengths)))
+        base = np.concatenate([rng.integers(0, n_turns - n) + np.arange(n) for n in lengths])
+        t_vec, c_vec = _noisy(rng, text_v[base]), _noisy(rng, context_v[base])
+        rows = {k: [] for k in copies}
+        sentences = []
+        position = 0
+        for n_thread, (n, day) in enumerate(zip(lengths, days)):
+            thread_id += 1
+            tid = "th_" + rng.bytes(8).hex()
+            session = f"s{n_thread}"
+            start = epoch + timedelta(days=float(day))
+            rows["thread"].append((thread_id, end_user, tid, "memory", "message", f"session:{session}", session,
+                                   n + 1, now))
+            for seq in range(1, n + 1):
+                b = int(base[position])
+                item_id += 1
+                passage_id += 1
+                w = list(words[b])
+                if len(w) > 4:  # swap two words: the same lexemes, not the same string
+                    i, j = rng.integers(1, len(w), 2)
+                    w[i], w[j] = w[j], w[i]
+                text = " ".join(w)
+                at = start + timedelta(minutes=seq)
+                external = f"m{item_id}"
+                author = turns[b]["author"]
+                rows["item"].append((item_id, end_user, external, "message", text, at, author, "user", session, "",
+                                     "", "{}", 1, 1, now, now, now))
+                rows["passage"].append((passage_id, end_user, thread_id, item_id, seq,
+                                        f"passages/memory/messages/{tid}/p_{seq:04d}.md", "message", at, author,
+                                        "user", "", "", text, [external], t_vec[position], c_vec[position],
+                                        MODEL_ID))
+                for k in range(offsets[b], offsets[b + 1]):
+                    sentences.append((passage_id, k))
+                position += 1
+        if sentences:
+            s_vec = _noisy(rng, sentence_v[[k for _, k in sentences]])
+            for (pid, _), vector in zip(sentences, s_vec):
+                sentence_id += 1
+                rows["sentence"].append((sentence_id, end_user, pid, vector))
+        with conn.cursor() as cur:
+            for name in ("thread", "item", "passage", "sentence"):
+                with cur.copy(copies[name]) as copy:
+                    if name in types:
+                        copy.set_types(types[name])
+                    for row in rows[name]:
+                        copy.write_row(row)
+        conn.commit()
+        if n_user % 100 == 0:
+            print(f"  end user {n_user + 1}/{len(end_users)}: {passage_id:,} passages, {sentence_id:,} sentences, "
+                  f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
+    with conn.cursor() as cur:
+        cur.execute("SET session_replication_role = origin")
+        for table, column in (("memory_item", item_id), ("memory_thread", thread_id),
+                              ("memory_passage", passage_id), ("memory_passagesentence", sentence_id)):
+            cur.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), %s)", [max(column, 1)])
+        # What memory/stats.py keeps as passages are written, in one statement each.
+        cur.execute("INSERT INTO memory_termstat (end_user_id, term, df) SELECT end_user_id, lexeme, count(*) "
+                    "FROM memory_passage, unnest(search) GROUP BY end_user_id, lexeme")
+        cur.execute("INSERT INTO memory_memorystats (end_user_id, passages, lexemes) "
+                    "SELECT end_user_id, count(*), sum(length(search)) FROM memory_passage GROUP BY end_user_id")
+        conn.commit()
+        print(f"loaded in {time.perf_counter() - started:.0f} s; building indexes", file=sys.stderr)
+        cur.execute("SET maintenance_work_mem = '6GB'")
+        cur.execute("SET max_parallel_maintenance_workers = 2")
+        for name, definition in saved:
+            t = time.perf_counter()
+            cur.execute(definition)
+            conn.commit()
+            print(f"  {name}: {time.perf_counter() - t:.0f} s", file=sys.stderr)
+        conn.autocommit = True
+        for table in tables + ["memory_termstat", "memory_memorystats"]:
+            cur.execute(f"VACUUM ANALYZE {table}")
+    conn.close()
+    print(f"filled in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+
+
+# ---------------------------------------------------------------- measuring
+
+
+class Timer:
+    """Where one request's time goes: the embedding, each SQL statement by kind, scoring."""
+
+    KINDS = [("WITH by_vector", "candidates SQL"), ("SELECT p.id, p.thread_id", "features SQL"),
+             ("unnest(p.search) u", "term frequencies SQL"), ("memory_memorystats", "BM25 statistics SQL"),
+             ("memory_termstat", "BM25 statistics SQL"), ("tsvector_to_array", "query terms SQL")]
+
+    def __init__(self):
+        self.spent = defaultdict(float)
+
+    def sql(self, execute, sql, params, many, context):
+        started = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            kind = next((k for marker, k in self.KINDS if marker in sql), "other SQL (key, memory, passages, facts)")
+            self.spent[kind] += time.perf_counter() - started
+
+    def wrap(self, module, name, kind):
+        original = getattr(module, name)
+
+        def timed(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self.spent[kind] += time.perf_counter() - started
+        setattr(module, name, timed)
+
+
+def percentiles(values) -> str:
+    t = np.array(values) * 1000
+    return f"p50 {np.percentile(t, 50):6.1f} | p95 {np.percentile(t, 95):6.1f} | mean {t.mean():6.1f}"
+
+
+def measure(key: str, users: dict[str, int], n_queries: int):
+    from django.db import connection
+    from django.test import Client
+
+    from bench.locomo_data import queries
+    from memory import embeddings, retrieval
+
+    rng = np.random.default_rng(SEED)
+    questions = [q["question"] for q in queries()]
+    asked = [questions[i] for i in rng.choice(len(questions), n_queries, replace=len(questions) < n_queries)]
+    http = Client()
+
+    def search(user, body):
+        response = http.post("/v1/memory/search", json.dumps(body), content_type="application/json",
+                             headers={"Authorization": f"Bearer {key}", "X-Twin-Account": user})
+        assert response.status_code == 200, response.content[:300]
+        return response.json()
+
+    for q in asked[:20]:  # warm-up: the model, the connection, the caches
+        for user in users:
+            search(user, {"query": q})
+    # Baselines in the same run.
+    embed_times, select_times = [], []
+    for q in asked:
+        started = time.perf_counter()
+        embeddings.embed_one(q)
+        embed_times.append(time.perf_counter() - started)
+        with connection.cursor() as cursor:
+            started = time.perf_counter()
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+            select_times.append(time.perf_counter() - started)
+    print(f"| baseline: the query's embedding alone | {percentiles(embed_times)} |")
+    print(f"| baseline: SELECT 1 round trip | {percentiles(select_times)} |")
+    timer = Timer()
+    timer.wrap(embeddings, "embed_one", "embedding")
+    timer.wrap(retrieval, "_score", "scoring (numpy)")
+    breakdown = {}
+    with connection.execute_wrapper(timer.sql):
+        for user, size in users.items():
+            for mode, extra in (("ranked", {"scope": "passages/"}), ("brief", {})):
+                timer.spent.clear()
+                times, found = [], []
+                for q in asked:
+                    started = time.perf_counter()
+                    answer = search(user, {"query": q, **extra})
+                    times.append(time.perf_counter() - started)
+                    found.append(answer["found"])
+                print(f"| {size:,} passages, {mode} | {percentiles(times)} | hits {np.mean(found):.1f} |")
+                total = sum(times)
+                spent = dict(timer.spent)
+                spent["rest (auth, rendering, Django)"] = total - sum(spent.values())
+                breakdown[f"{size:,} {mode}"] = {k: v / len(times) * 1000 for k, v in spent.items()}
+    print("\nmean ms per request:")
+    kinds = sorted({k for b in breakdown.values() for k in b}, key=lambda k: -max(b.get(k, 0) for b in breakdown.values()))
+    print("| part | " + " | ".join(breakdown) + " |")
+    print("|---" * (len(breakdown) + 1) + "|")
+    for kind in kinds:
+        print(f"| {kind} | " + " | ".join(f"{b.get(kind, 0):.1f}" for b in breakdown.values()) + " |")
+
+
+def explain(end_user: int, question: str):
+    from django.db import connection
+
+    from memory import embeddings, retrieval
+    from pgvector import Vector
+
+    q = Vector(embeddings.embed_one(question).tolist()).to_text()
+    terms = retrieval.query_terms(question)
+    filters = retrieval.Filters(current_at=datetime.now(timezone.utc))
+    where, params = filters.sql("p")
+    n_filter, _ = filters.sql("n")
+    params.update(end_user=end_user, q=q, tsq=retrieval._tsquery(terms))
+    sql = retrieval._CANDIDATES.format(p=where, n=retrieval.CANDIDATES, n_filter=n_filter)
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql, params)
+        print("\n".join(r[0] for r in cursor.fetchall()))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--refill", action="store_true")
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--explain", action="store_true")
+    parser.add_argument("--scale", type=float, default=1.0, help="a smaller database for a quick try, e.g. 0.01")
+    args = parser.parse_args()
+    global BIG, MEDIUM_USERS, SMALL
+    BIG, MEDIUM_USERS = int(BIG * args.scale), max(1, int(MEDIUM_USERS * args.scale))
+    setup()
+    from accounts.services import api_key_create, end_user_get_or_create, project_get_or_create
+    from memory.models import MemoryStats, Passage
+
+    project, _ = project_get_or_create(name=PROJECT, owner_email="bench@example.com")
+    shape = [("big", BIG)] + [(f"u{i:04d}", MEDIUM) for i in range(MEDIUM_USERS)] + [("small", SMALL)]
+    users = {name: end_user_get_or_create(project=project, external_id=name) for name, _ in shape}
+    stats = dict(MemoryStats.objects.filter(end_user__in=users.values()).values_list("end_user_id", "passages"))
+    if args.refill or any(stats.get(users[name].pk) != size for name, size in shape):
+        fill([(users[name].pk, size) for name, size in shape])
+    _, key = api_key_create(project=project, access="read", name="search latency bench")
+    total = Passage.objects.count()
+    print(f"database: {total:,} passages over {len(shape)} end users; big {BIG:,}, small {SMALL:,}\n")
+    if args.explain:
+        explain(users["big"].pk, "What did Caroline research?")
+    print("| what | ms | |")
+    print("|---|---|---|")
+    measure(key, {"big": BIG, "small": SMALL}, args.queries)
+
+
+if __name__ == "__main__":
+    main()
