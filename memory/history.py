@@ -8,6 +8,7 @@ import difflib
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -115,12 +116,15 @@ def memory_history(*, memory: Memory, subject: str, attribute: str | None = None
     return {"subject": name, "attribute": attribute, "chain": chain}
 
 
-def current_facts(memory: Memory, *, keys=None, as_of: datetime | None = None, limit: int = 20) -> list[dict]:
-    """What was true as of `as_of` (default now), using only what was said before it."""
+def current_facts(memory: Memory, *, keys=None, sources=None, as_of: datetime | None = None,
+                  limit: int = 20) -> list[dict]:
+    """What was true as of `as_of` (default now), using only what was said before it: about the subjects
+    `keys` and those the passages at `sources` speak of, or about everyone when neither is given."""
     moment = as_of or timezone.now()
-    facts = Fact.objects.filter(end_user=memory.end_user).select_related("item")
-    if keys is not None:
-        facts = facts.filter(subject_key__in=keys)
+    facts = Fact.objects.filter(end_user=memory.end_user)
+    if keys is not None or sources is not None:
+        spoken_of = facts.filter(source_path__in=sources or []).values("subject_key")
+        facts = facts.filter(Q(subject_key__in=keys or []) | Q(subject_key__in=spoken_of))
     grouped: dict[tuple, list[Fact]] = {}
     for fact in facts:
         grouped.setdefault((fact.subject_key, fact.attribute), []).append(fact)

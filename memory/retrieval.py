@@ -144,9 +144,9 @@ def matching_terms(terms: list[str], df: dict[str, int]) -> list[str]:
 def rank(end_user_id: int, query: str, filters: Filters, limit: int) -> list[tuple[int, float]]:
     """(passage id, score) for the best `limit` passages, best first."""
     q = Vector(embeddings.embed_one(query).tolist()).to_text()
-    terms = query_terms(query)
-    corpus = stats.lookup(end_user_id, terms)
-    matching = matching_terms(terms, corpus[2])
+    terms, passages, average, df = stats.for_query(end_user_id, query)
+    corpus = (passages, average, df)
+    matching = matching_terms(terms, df)
     where, params = filters.sql("p")
     n_filter, _ = filters.sql("n")
     params.update(end_user=end_user_id, q=q, tsq=_tsquery(matching) if matching else "")

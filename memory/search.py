@@ -40,7 +40,7 @@ def known_facts(memory: Memory, query: str, passages: list, *, as_of=None) -> li
     keys = {key for key, name in history.subjects(memory).items()
             if any(part in words for part in key.split() if len(part) > 2)}
     sources = {p.path for p in passages[:3]}
-    facts = history.current_facts(memory, as_of=as_of, limit=200)
+    facts = history.current_facts(memory, keys=keys, sources=sources, as_of=as_of, limit=200)
     stems = {w.rstrip("s") for w in words}
     # Facts whose attribute the question speaks of ("where does she live" -> home_city) come first.
     asked = {name for name, attribute in ATTRIBUTES.items()

@@ -43,7 +43,9 @@ class Memory:
         return Thread.objects.filter(end_user=self.end_user)
 
     def passages(self) -> QuerySet[Passage]:
-        return Passage.objects.filter(end_user=self.end_user).select_related("thread")
+        # Vectors and the tsvector are for SQL to rank with; loading them into Python costs more than the rest.
+        return (Passage.objects.filter(end_user=self.end_user).select_related("thread")
+                .defer("embedding", "context_embedding", "search"))
 
     def written_index(self) -> str:
         found = WrittenIndex.objects.filter(end_user=self.end_user).first()

@@ -33,13 +33,20 @@ def uncount_passages(end_user_id: int, passage_ids: list[int]) -> None:
     _apply(end_user_id, passage_ids, -1)
 
 
-def lookup(end_user_id: int, terms: list[str]) -> tuple[int, float, dict[str, int]]:
-    """(passages, average lexemes per passage, df of each term) for one end user."""
+def for_query(end_user_id: int, query: str) -> tuple[list[str], int, float, dict[str, int]]:
+    """In one round trip: the question's terms, normalised as the passages' full text is (English
+    stemming, stop words out), and the end user's passage count, average lexemes per passage and the
+    document frequency of each term."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT passages, lexemes FROM memory_memorystats WHERE end_user_id = %s", [end_user_id])
-        row = cursor.fetchone() or (0, 0)
-        cursor.execute("SELECT term, df FROM memory_termstat WHERE end_user_id = %s AND term = ANY(%s)",
-                       [end_user_id, terms])
-        df = dict(cursor.fetchall())
-    passages, lexemes = row
-    return passages, (lexemes / passages if passages else 1.0), df
+        cursor.execute(
+            """SELECT q.term, coalesce(t.df, 0), coalesce(s.passages, 0), coalesce(s.lexemes, 0)
+               FROM unnest(tsvector_to_array(to_tsvector('english', %(query)s))) AS q(term)
+               LEFT JOIN memory_termstat t ON t.end_user_id = %(end_user)s AND t.term = q.term
+               LEFT JOIN memory_memorystats s ON s.end_user_id = %(end_user)s""",
+            {"query": query, "end_user": end_user_id},
+        )
+        rows = cursor.fetchall()
+    if not rows:
+        return [], 0, 1.0, {}
+    passages, lexemes = rows[0][2], rows[0][3]
+    return [r[0] for r in rows], passages, (lexemes / passages if passages else 1.0), {r[0]: r[1] for r in rows}

@@ -14,6 +14,23 @@ import dj_database_url
 DATABASE_NAME = "twin"
 
 
+# The embedded server's defaults (128 MB of shared buffers) make search at 100,000 passages reread the
+# vectors from the OS on every query; these take effect from the server's next start.
+EMBEDDED_SETTINGS = {
+    "shared_buffers": os.environ.get("EMBEDDED_PG_SHARED_BUFFERS", "1GB"),
+    "effective_cache_size": "4GB",
+    "maintenance_work_mem": "1GB",
+}
+
+
+def _tune(conn) -> None:
+    for name, value in EMBEDDED_SETTINGS.items():
+        current = conn.execute("SELECT setting FROM pg_file_settings WHERE name = %s AND sourcefile LIKE %s",
+                               [name, "%postgresql.auto.conf"]).fetchone()
+        if current is None or current[0] != value:
+            conn.execute(f"ALTER SYSTEM SET {name} = '{value}'")
+
+
 def _embedded_uri(var_dir: Path) -> dict:
     # platformdirs warns when XDG_RUNTIME_DIR is unset; its /tmp fallback is what we want anyway.
     warnings.filterwarnings("ignore", module="platformdirs")
@@ -27,6 +44,7 @@ def _embedded_uri(var_dir: Path) -> dict:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DATABASE_NAME]).fetchone()
         if not exists:
             conn.execute(f'CREATE DATABASE "{DATABASE_NAME}"')
+        _tune(conn)
     return {
         "ENGINE": "django.db.backends.postgresql",
         "NAME": DATABASE_NAME,
