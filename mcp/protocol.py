@@ -57,6 +57,7 @@ class Session:
 
     context: Context
     tools: list[Tool]
+    surface: str = "mcp"  # for the Usage page: mcp, stdio or console
 
 
 def tool_entry(tool: Tool) -> dict:
@@ -91,7 +92,7 @@ def _call_tool(session: Session, params: dict) -> dict:
                        {"error": "unknown_tool", "tools": [t.name for t in session.tools]})
     arguments = params.get("arguments")
     try:
-        answer = call(tool, session.context, {} if arguments is None else arguments)
+        answer = call(tool, session.context, {} if arguments is None else arguments, surface=session.surface)
     except InvalidArguments as bad:
         raise RpcError(INVALID_PARAMS, bad.message, bad.as_dict()) from None
     except CannotAnswer as missing:

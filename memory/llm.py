@@ -15,7 +15,7 @@ from datetime import date, datetime
 
 from django.conf import settings
 
-from . import extract
+from . import extract, usage
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,7 @@ def chat(messages: list[dict], *, response_format: dict | None = None, max_token
         headers={"Authorization": f"Bearer {settings.LLM_API_KEY}", "Content-Type": "application/json",
                  "Accept": "application/json", "X-Title": "twin memory"},
     )
+    usage.model_call()  # counted once per call, retries included, for the console's Usage page
     for attempt in (1, 2):
         try:
             with urllib.request.urlopen(request, timeout=TIMEOUT) as response:

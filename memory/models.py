@@ -199,3 +199,36 @@ class Fact(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["end_user", "subject_key", "attribute"], name="fact_subject")]
+
+
+class UsageDay(models.Model):
+    """Requests per project, day, tool, credential and surface: what the console's Usage page shows."""
+
+    project = models.ForeignKey("accounts.Project", on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    tool = models.CharField(max_length=64)
+    credential = models.CharField(max_length=64)  # a key's prefix, an OAuth connection, or "local"
+    surface = models.CharField(max_length=16)  # http, mcp, stdio, console
+    requests = models.IntegerField(default=0)
+    errors = models.IntegerField(default=0)
+    items_added = models.IntegerField(default=0)
+    model_calls = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["project", "day", "tool", "credential", "surface"],
+                                               name="one_usage_row")]
+
+
+class RecentError(models.Model):
+    """The last errors a project's callers met (the newest RECENT_ERRORS are kept)."""
+
+    project = models.ForeignKey("accounts.Project", on_delete=models.CASCADE, related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+    tool = models.CharField(max_length=64)
+    credential = models.CharField(max_length=64)
+    surface = models.CharField(max_length=16)
+    error = models.CharField(max_length=64)
+    message = models.TextField()
+
+    class Meta:
+        indexes = [models.Index(fields=["project", "-at"], name="recent_error_latest")]

@@ -13,7 +13,7 @@ from typing import Callable
 from accounts.auth import Context
 from accounts.errors import ApiError
 
-from . import browse, history, search, services
+from . import browse, history, search, services, usage
 from .connectors import how_they_work, lessons, recall
 from .connectors import next as next_steps
 from .limits import (
@@ -329,11 +329,27 @@ def stdio_tools(context: Context) -> list[Tool]:
     return [t for t in TOOLS if t.mcp and (context.can_write or not t.writes)]
 
 
-def call(tool: Tool, context: Context, arguments) -> dict:
+def call(tool: Tool, context: Context, arguments, *, surface: str = "http") -> dict:
     """Run one tool for one caller: access, validation, defaults, the tenant's memory, the service.
 
-    Every surface calls this, so a tool behaves the same over HTTP, MCP, stdio and the console.
+    Every surface calls this, so a tool behaves the same over HTTP, MCP, stdio and the console, and every
+    call is counted once for the Usage page.
     """
+    with usage.counting() as tally:
+        try:
+            answer = _run(tool, context, arguments)
+        except ApiError as error:
+            usage.record(context, tool.name, surface, tally, error=error.error, message=error.message)
+            raise
+        except Exception as error:
+            usage.record(context, tool.name, surface, tally, error="internal", message=error.__class__.__name__)
+            raise
+    added = sum(1 for item in answer.get("items", []) if item.get("status") == "added") if tool.writes else 0
+    usage.record(context, tool.name, surface, tally, items_added=added)
+    return answer
+
+
+def _run(tool: Tool, context: Context, arguments) -> dict:
     if tool.writes and not context.can_write:
         raise InsufficientScope(tool)
     arguments = {**tool.defaults(), **validate(tool.input_schema, arguments)}

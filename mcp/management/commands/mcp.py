@@ -35,4 +35,4 @@ class Command(BaseCommand):
         # A local server reads what it saves itself, so it works with no Celery worker running.
         celery_app.conf.task_always_eager = True
         context = Context(project=found, account=account, access=Access.WRITE if writes else Access.READ)
-        serve(protocol.Session(context=context, tools=stdio_tools(context)))
+        serve(protocol.Session(context=context, tools=stdio_tools(context), surface="stdio"))

@@ -1,0 +1,79 @@
+"""Counting what callers do, per project and day (tool, credential, surface), and keeping their last errors:
+what the console's Usage page shows. Recorded by tools.call, the one path every surface takes."""
+
+import contextlib
+import contextvars
+import logging
+from dataclasses import dataclass
+
+from django.db import connection
+from django.utils import timezone
+
+from accounts.auth import Context
+
+from .models import RecentError
+
+RECENT_ERRORS = 100
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Tally:
+    model_calls: int = 0
+
+
+_current: contextvars.ContextVar[Tally | None] = contextvars.ContextVar("usage_tally", default=None)
+
+
+@contextlib.contextmanager
+def counting():
+    """Count the model calls made while a tool runs (llm.chat reports each one here)."""
+    tally = Tally()
+    token = _current.set(tally)
+    try:
+        yield tally
+    finally:
+        _current.reset(token)
+
+
+def model_call() -> None:
+    tally = _current.get()
+    if tally is not None:
+        tally.model_calls += 1
+
+
+def credential(context: Context) -> str:
+    """How the caller is known on the Usage page: a key's prefix, an OAuth connection, or the local server."""
+    if context.api_key is not None:
+        return context.api_key.prefix
+    connection_id = getattr(getattr(context, "connection", None), "pk", None)
+    return f"oauth:{connection_id}" if connection_id else "local"
+
+
+_UPSERT = """
+INSERT INTO memory_usageday (project_id, day, tool, credential, surface, requests, errors, items_added, model_calls)
+VALUES (%(project)s, %(day)s, %(tool)s, %(credential)s, %(surface)s, 1, %(errors)s, %(items)s, %(models)s)
+ON CONFLICT (project_id, day, tool, credential, surface) DO UPDATE SET
+    requests = memory_usageday.requests + 1, errors = memory_usageday.errors + EXCLUDED.errors,
+    items_added = memory_usageday.items_added + EXCLUDED.items_added,
+    model_calls = memory_usageday.model_calls + EXCLUDED.model_calls
+"""
+
+
+def record(context: Context, tool: str, surface: str, tally: Tally, *, items_added: int = 0,
+           error: str | None = None, message: str = "") -> None:
+    """Count one call. Never fails the call it counts: a lost count is better than a lost answer."""
+    label = credential(context)
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(_UPSERT, {"project": context.project.pk, "day": timezone.now().date(), "tool": tool,
+                                     "credential": label, "surface": surface, "errors": int(error is not None),
+                                     "items": items_added, "models": tally.model_calls})
+        if error is not None:
+            kept = RecentError.objects.create(project=context.project, tool=tool, credential=label,
+                                              surface=surface, error=error, message=message[:2000])
+            if kept.pk % 20 == 0:  # now and then, drop all but the newest
+                stale = RecentError.objects.filter(project=context.project).order_by("-at")[RECENT_ERRORS:]
+                RecentError.objects.filter(pk__in=list(stale.values_list("pk", flat=True))).delete()
+    except Exception:  # noqa: BLE001
+        log.warning("Could not record usage of %s", tool, exc_info=True)
