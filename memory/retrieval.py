@@ -11,6 +11,7 @@ bought on LoCoMo are in bench/README.md; bench/locomo.py measures it.
 """
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -75,14 +76,17 @@ def _tsquery(terms: list[str]) -> str:
     return " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
 
 
+_BY_TEXT = """
+SELECT p.id FROM memory_passage p WHERE {p} AND p.search @@ %(tsq)s::tsquery
+ORDER BY ts_rank(p.search, %(tsq)s::tsquery) DESC LIMIT {n}
+"""
+
+# The vector source, the text source's ids passed in, and every one's neighbour either side in its thread.
 _CANDIDATES = """
 WITH by_vector AS (
     SELECT p.id FROM memory_passage p WHERE {p} ORDER BY p.embedding <=> %(q)s::vector LIMIT {n}
-), by_text AS (
-    SELECT p.id FROM memory_passage p WHERE {p} AND p.search @@ %(tsq)s::tsquery
-    ORDER BY ts_rank(p.search, %(tsq)s::tsquery) DESC LIMIT {n}
 ), base AS (
-    SELECT id FROM by_vector UNION SELECT id FROM by_text
+    SELECT id FROM by_vector UNION SELECT unnest(%(text_ids)s::bigint[])
 )
 SELECT id FROM base
 UNION
@@ -141,27 +145,32 @@ def matching_terms(terms: list[str], df: dict[str, int]) -> list[str]:
     return chosen
 
 
+_embedder = ThreadPoolExecutor(max_workers=2, thread_name_prefix="embed")
+
+
 def rank(end_user_id: int, query: str, filters: Filters, limit: int) -> list[tuple[int, float]]:
     """(passage id, score) for the best `limit` passages, best first."""
-    q = Vector(embeddings.embed_one(query).tolist()).to_text()
+    # The model embeds the question (releasing the GIL) while the database finds the text matches.
+    vector = _embedder.submit(embeddings.embed_one, query)
     terms, passages, average, df = stats.for_query(end_user_id, query)
-    corpus = (passages, average, df)
     matching = matching_terms(terms, df)
     where, params = filters.sql("p")
     n_filter, _ = filters.sql("n")
-    params.update(end_user=end_user_id, q=q, tsq=_tsquery(matching) if matching else "")
+    params["end_user"] = end_user_id
     with connection.cursor() as cursor:
-        sql = _CANDIDATES.format(p=where, n=CANDIDATES, n_filter=n_filter)
-        if not matching:  # nothing to match on words: the text source is empty
-            sql = sql.replace("AND p.search @@ %(tsq)s::tsquery", "AND false")
-        cursor.execute(sql, params)
+        text_ids = []
+        if matching:
+            cursor.execute(_BY_TEXT.format(p=where, n=CANDIDATES), {**params, "tsq": _tsquery(matching)})
+            text_ids = [row[0] for row in cursor.fetchall()]
+        params["q"] = Vector(vector.result().tolist()).to_text()
+        cursor.execute(_CANDIDATES.format(p=where, n=CANDIDATES, n_filter=n_filter), {**params, "text_ids": text_ids})
         ids = [row[0] for row in cursor.fetchall()]
         if not ids:
             return []
         cursor.execute(_FEATURES.format(n_filter=n_filter), {**params, "ids": ids, "terms": terms})
         rows = cursor.fetchall()
     tf = {row[0]: dict(zip(row[12], row[13])) for row in rows if row[12]}
-    return _score(rows, tf, terms, corpus, query, limit)
+    return _score(rows, tf, terms, (passages, average, df), query, limit)
 
 
 def _score(rows, tf, terms, corpus, query: str, limit: int) -> list[tuple[int, float]]:

@@ -4,9 +4,9 @@ import logging
 from datetime import timedelta
 
 from celery import shared_task
-from celery.signals import worker_ready
+from celery.signals import worker_init, worker_ready
 
-from . import reading
+from . import embeddings, reading
 
 log = logging.getLogger(__name__)
 SWEEP_BATCH = 200
@@ -30,6 +30,12 @@ def sweep_unread(older_than_seconds: int = 30) -> int:
     if pks:
         log.info("Sweep queued the read of %d items", len(pks))
     return len(pks)
+
+
+@worker_init.connect
+def _one_thread_per_worker(**kwargs):
+    # Workers scale out by processes; each keeps onnxruntime to one thread so they do not contend.
+    embeddings.use_threads(1)
 
 
 @worker_ready.connect
