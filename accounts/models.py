@@ -182,3 +182,26 @@ class Connection(models.Model):
 
     def __str__(self):
         return f"{self.application} → {self.project}/{self.end_user} ({self.access})"
+
+
+class Invitation(models.Model):
+    """An invitation to join a project with a role, sent by email as a link. Only the token's SHA-256 is kept."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="invitations")
+    email = models.EmailField()
+    role = models.CharField(max_length=16, choices=Role.choices)
+    token_hash = models.CharField(max_length=64, unique=True)
+    invited_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    accepted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="+")
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["project", "accepted_at"], name="invitation_project_open")]
+
+    def __str__(self):
+        return f"{self.email} → {self.project} ({self.role})"

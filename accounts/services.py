@@ -1,13 +1,16 @@
-"""Writes on accounts: projects, members, keys, end users."""
+"""Writes on accounts: sign-up, projects, members and invitations, keys, end users."""
 
 import hashlib
 import secrets
+from datetime import timedelta
 
+from django.conf import settings
+from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
-from .models import Access, ApiKey, EndUser, Membership, Project, Role, User
+from .models import Access, ApiKey, EndUser, Invitation, Membership, Project, Role, User
 
 KEY_PREFIX = "tm_"
 KEY_DISPLAY_LENGTH = 11  # "tm_" and 8 characters: enough to tell keys apart, useless to an attacker
@@ -93,3 +96,141 @@ def end_user_get_or_create(*, project: Project, external_id: str) -> EndUser:
             return EndUser.objects.create(project=project, external_id=external_id)
     except IntegrityError:  # created by a concurrent request
         return EndUser.objects.get(project=project, external_id=external_id)
+
+
+# --- Sign-up, projects ----------------------------------------------------------------------------------
+
+PROJECT_NAME_MAX = 200
+INVITATION_DAYS = 7
+
+
+class AccountsError(ValueError):
+    """A request the rules refuse (the last Owner, a role an Admin cannot grant...); its text is for people."""
+
+
+@transaction.atomic
+def user_sign_up(*, email: str, password: str, project_name: str = "") -> tuple[User, Project]:
+    """A new console account and its own first project, of which it is the Owner."""
+    email = email.strip().lower()
+    if User.objects.filter(email=email).exists():
+        raise AccountsError("An account with this email already exists. Log in, or reset its password.")
+    user = User.objects.create_user(email=email, password=password)
+    name = project_name.strip() or f"{email.split('@')[0]}'s project"
+    return user, project_create(name=name[:PROJECT_NAME_MAX], owner=user)
+
+
+def project_rename(*, project: Project, name: str) -> Project:
+    """Change a project's display name; its slug (in URLs, in people's bookmarks) stays."""
+    name = name.strip()
+    if not name:
+        raise AccountsError("A project needs a name.")
+    project.name = name[:PROJECT_NAME_MAX]
+    project.save(update_fields=["name"])
+    return project
+
+
+@transaction.atomic
+def project_delete(*, project: Project, confirmation: str) -> None:
+    """Delete a project and everything of it: members, invitations, keys, connections and their tokens, end
+    users and all their memory, usage. `confirmation` must be the project's name, typed."""
+    if confirmation.strip() != project.name:
+        raise AccountsError("Type the project's name exactly to delete it.")
+    project.delete()
+
+
+# --- Members and invitations ----------------------------------------------------------------------------
+
+def _may_touch_owner_role(actor_role: str) -> bool:
+    from .permissions import can
+
+    return can(actor_role, "manage_owners")
+
+
+def _lock_owners(project: Project) -> int:
+    """The number of Owners, with their rows locked so two changes cannot both remove the last one."""
+    return len(list(Membership.objects.select_for_update().filter(project=project, role=Role.OWNER)))
+
+
+@transaction.atomic
+def membership_change_role(*, membership: Membership, role: str, actor_role: str) -> Membership:
+    """Give a member another role. Only an Owner grants or takes away the Owner role; a project always
+    keeps an Owner."""
+    if role not in Role.values:
+        raise AccountsError("Choose Owner, Admin, Member or Viewer.")
+    if Role.OWNER in (role, membership.role) and role != membership.role and not _may_touch_owner_role(actor_role):
+        raise AccountsError("Only an Owner can make someone an Owner or change an Owner's role.")
+    if membership.role == Role.OWNER and role != Role.OWNER and _lock_owners(membership.project) <= 1:
+        raise AccountsError("A project always keeps an Owner: make someone else an Owner first.")
+    membership.role = role
+    membership.save(update_fields=["role"])
+    return membership
+
+
+@transaction.atomic
+def membership_remove(*, membership: Membership, actor_role: str) -> None:
+    """Take a person off the project (their keys stay the project's; their connections to it end)."""
+    if membership.role == Role.OWNER:
+        if not _may_touch_owner_role(actor_role):
+            raise AccountsError("Only an Owner can remove an Owner.")
+        if _lock_owners(membership.project) <= 1:
+            raise AccountsError("A project always keeps an Owner: make someone else an Owner first.")
+    from .oauth import connection_revoke
+
+    for connection in membership.project.connections.filter(user=membership.user, revoked_at__isnull=True):
+        connection_revoke(connection=connection)
+    membership.delete()
+
+
+@transaction.atomic
+def invitation_create(*, project: Project, email: str, role: str, invited_by: User,
+                      actor_role: str) -> tuple[Invitation, str]:
+    """Invite `email` to the project with `role`. Returns (Invitation, raw token); only the token's hash is
+    kept, so the link can be sent once and never shown again. A new invitation replaces an open one."""
+    email = email.strip().lower()
+    if role not in Role.values:
+        raise AccountsError("Choose Owner, Admin, Member or Viewer.")
+    if role == Role.OWNER and not _may_touch_owner_role(actor_role):
+        raise AccountsError("Only an Owner can invite an Owner.")
+    if Membership.objects.filter(project=project, user__email=email).exists():
+        raise AccountsError(f"{email} is already a member of this project.")
+    now = timezone.now()
+    Invitation.objects.filter(project=project, email=email, accepted_at__isnull=True,
+                              revoked_at__isnull=True).update(revoked_at=now)
+    raw = secrets.token_urlsafe(32)
+    invitation = Invitation.objects.create(project=project, email=email, role=role, token_hash=hash_key(raw),
+                                           invited_by=invited_by, expires_at=now + timedelta(days=INVITATION_DAYS))
+    return invitation, raw
+
+
+def invitation_send(*, invitation: Invitation, link: str) -> None:
+    """Mail the invitation link through Django's email backend (the console log in development)."""
+    inviter = invitation.invited_by.email if invitation.invited_by else "Someone"
+    send_mail(
+        subject=f"Join {invitation.project.name} on twin memory",
+        message=(f"{inviter} invited you to the project {invitation.project.name} on twin memory as "
+                 f"{invitation.get_role_display()}.\n\nAccept: {link}\n\n"
+                 f"The link works once and for {INVITATION_DAYS} days. If you did not expect it, ignore this mail.\n"),
+        from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=[invitation.email],
+    )
+
+
+def invitation_revoke(*, invitation: Invitation) -> None:
+    if invitation.revoked_at is None and invitation.accepted_at is None:
+        invitation.revoked_at = timezone.now()
+        invitation.save(update_fields=["revoked_at"])
+
+
+@transaction.atomic
+def invitation_accept(*, invitation: Invitation, user: User) -> Membership:
+    """Join the project with the invited role. The invitation is for one email: only that account accepts.
+    A person already in the project keeps their role."""
+    invitation = Invitation.objects.select_for_update().get(pk=invitation.pk)
+    if invitation.accepted_at or invitation.revoked_at or invitation.expires_at <= timezone.now():
+        raise AccountsError("This invitation has been used, withdrawn or has expired.")
+    if user.email.lower() != invitation.email.lower():
+        raise AccountsError(f"This invitation is for {invitation.email}. Log in with that email to accept it.")
+    membership, _ = Membership.objects.get_or_create(user=user, project=invitation.project,
+                                                     defaults={"role": invitation.role})
+    invitation.accepted_at, invitation.accepted_by = timezone.now(), user
+    invitation.save(update_fields=["accepted_at", "accepted_by"])
+    return membership

@@ -1,26 +1,79 @@
-"""Console pages: log in and out, Account > Connected apps, and a project's MCP page.
+"""Console pages: accounts (sign up, log in and out, password reset, connected apps), projects (switch,
+create, overview, rename, delete) and a project's MCP page.
 
-Views only authenticate, look up through accounts' selectors and call its services. A connection or a
-project that is missing and one that is not the person's answer the same 404.
+Views only authenticate, find the project through console.access.project_for (404 for missing, not-yours
+and not-allowed alike) and call accounts' selectors and services.
 """
 
 from django.contrib import messages
+from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import reverse, reverse_lazy
 from django.utils.decorators import method_decorator
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from accounts.oauth import (
     ACCESS_LABELS, connection_of_project, connection_of_user, connection_revoke, connections_of_project,
-    connections_of_user, mcp_resource_url, project_for_connection_admin,
+    connections_of_user, mcp_resource_url,
 )
+from accounts.permissions import can
+from accounts.selectors import membership_of, memberships_of_user
+from accounts.selectors import project_overview as overview_counts
+from accounts.services import AccountsError, project_create, user_sign_up
+from accounts.services import project_delete as delete_project
+from accounts.services import project_rename as rename
 
+from .access import LAST_PROJECT, NOT_FOUND, project_for
+from .clients import client_configs
+from .forms import DeleteProjectForm, ProjectForm, SignUpForm
 from .security import console_page
 
-NOT_FOUND = "Not found."
+
+def _safe_next(request, default: str) -> str:
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
+                                                  require_https=request.is_secure()):
+        return target
+    return default
+
+
+# --- Accounts -------------------------------------------------------------------------------------------
+
+@console_page
+def home(request):
+    """The console's front door: the last project used, else the first, else the projects page."""
+    if not request.user.is_authenticated:
+        return redirect("console:login")
+    last = request.session.get(LAST_PROJECT)
+    if last and membership_of(user=request.user, slug=last):
+        return redirect("console:project", slug=last)
+    memberships = memberships_of_user(user=request.user)
+    if memberships:
+        return redirect("console:project", slug=memberships[0].project.slug)
+    return redirect("console:projects")
+
+
+@console_page
+def signup(request):
+    """A new account, with its own first project (Owner). `next` (an invitation link) is where it goes after."""
+    if request.user.is_authenticated:
+        return redirect(_safe_next(request, reverse("console:home")))
+    form = SignUpForm(request.POST or None, initial={"email": request.GET.get("email", "")})
+    if request.method == "POST" and form.is_valid():
+        try:
+            user, project = user_sign_up(email=form.cleaned_data["email"], password=form.cleaned_data["password"],
+                                         project_name=form.cleaned_data["project_name"])
+        except AccountsError as refused:
+            form.add_error("email", str(refused))
+        else:
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            messages.success(request, f"Welcome! Your project {project.name} is ready: create a key to start.")
+            return redirect(_safe_next(request, reverse("console:project", kwargs={"slug": project.slug})))
+    return render(request, "console/signup.html", {"form": form, "next": _safe_next(request, "")})
 
 
 @method_decorator(console_page, name="dispatch")
@@ -34,6 +87,33 @@ class LoginView(auth_views.LoginView):
 @method_decorator(console_page, name="dispatch")
 class LogoutView(auth_views.LogoutView):
     """POST only (Django's rule), so a link on another site cannot log the person out."""
+
+
+@method_decorator(console_page, name="dispatch")
+class PasswordResetView(auth_views.PasswordResetView):
+    """Mails a one-time link (through the email backend: the console log in development). It answers the
+    same whether or not the email has an account, so accounts cannot be probed."""
+
+    template_name = "console/password_reset.html"
+    email_template_name = "console/password_reset_email.txt"
+    subject_template_name = "console/password_reset_subject.txt"
+    success_url = reverse_lazy("console:password-reset-done")
+
+
+@method_decorator(console_page, name="dispatch")
+class PasswordResetDoneView(auth_views.PasswordResetDoneView):
+    template_name = "console/password_reset_done.html"
+
+
+@method_decorator(console_page, name="dispatch")
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    template_name = "console/password_reset_confirm.html"
+    success_url = reverse_lazy("console:password-reset-complete")
+
+
+@method_decorator(console_page, name="dispatch")
+class PasswordResetCompleteView(auth_views.PasswordResetCompleteView):
+    template_name = "console/password_reset_complete.html"
 
 
 def _rows(connections, disconnect_url):
@@ -62,30 +142,109 @@ def account_app_disconnect(request, pk: int):
     return redirect("console:account-apps")
 
 
-def _administered_project(request, slug: str):
-    project = project_for_connection_admin(user=request.user, slug=slug)
-    if project is None:
-        raise Http404(NOT_FOUND)
-    return project
+# --- Projects -------------------------------------------------------------------------------------------
+
+@console_page
+@login_required
+def projects(request):
+    """Every project the person belongs to, with their role, and a form to create one."""
+    return render(request, "console/projects.html", {
+        "memberships": memberships_of_user(user=request.user), "form": ProjectForm()})
+
+
+@console_page
+@require_POST
+@login_required
+def project_new(request):
+    """Create a project; its creator is its Owner."""
+    form = ProjectForm(request.POST)
+    if not form.is_valid():
+        return render(request, "console/projects.html", {
+            "memberships": memberships_of_user(user=request.user), "form": form}, status=400)
+    project = project_create(name=form.cleaned_data["name"].strip(), owner=request.user)
+    messages.success(request, f"Created {project.name}.")
+    return redirect("console:project", slug=project.slug)
 
 
 @console_page
 @login_required
+def project_overview(request, slug: str):
+    """A project's front page: counts and where to go next."""
+    project = project_for(request, slug)
+    return render(request, "console/project_overview.html", {
+        "project": project, "counts": overview_counts(project=project), "mcp_url": mcp_resource_url(request)})
+
+
+def _settings_page(request, project, *, rename_form=None, delete_form=None, status=200):
+    return render(request, "console/project_settings.html", {
+        "project": project, "rename_form": rename_form or ProjectForm(initial={"name": project.name}),
+        "delete_form": delete_form or DeleteProjectForm()}, status=status)
+
+
+@console_page
+@login_required
+def project_settings(request, slug: str):
+    """Rename (Owners, Admins) and delete (Owners) the project."""
+    return _settings_page(request, project_for(request, slug, "rename_project"))
+
+
+@console_page
+@require_POST
+@login_required
+def project_rename(request, slug: str):
+    project = project_for(request, slug, "rename_project")
+    form = ProjectForm(request.POST)
+    if not form.is_valid():
+        return _settings_page(request, project, rename_form=form, status=400)
+    try:
+        rename(project=project, name=form.cleaned_data["name"])
+    except AccountsError as refused:
+        form.add_error("name", str(refused))
+        return _settings_page(request, project, rename_form=form, status=400)
+    messages.success(request, f"Renamed the project to {project.name}.")
+    return redirect("console:project-settings", slug=project.slug)
+
+
+@console_page
+@require_POST
+@login_required
+def project_delete(request, slug: str):
+    """Delete the project and everything of it, once its name is typed."""
+    project = project_for(request, slug, "delete_project")
+    form = DeleteProjectForm(request.POST)
+    if form.is_valid():
+        try:
+            delete_project(project=project, confirmation=form.cleaned_data["confirm"])
+        except AccountsError as refused:
+            form.add_error("confirm", str(refused))
+        else:
+            request.session.pop(LAST_PROJECT, None)
+            messages.success(request, f"Deleted {project.name} and everything in it.")
+            return redirect("console:projects")
+    return _settings_page(request, project, delete_form=form, status=400)
+
+
+# --- MCP ------------------------------------------------------------------------------------------------
+
+@console_page
+@login_required
 def project_mcp(request, slug: str):
-    """A project's MCP page, for Owners and Admins: the URL to paste, and every connection, with Disconnect."""
-    project = _administered_project(request, slug)
-    return render(request, "console/project_mcp.html", {
-        "project": project, "mcp_url": mcp_resource_url(request),
-        "rows": _rows(connections_of_project(project=project), lambda c: reverse(
-            "console:project-mcp-disconnect", kwargs={"slug": project.slug, "pk": c.pk})),
-    })
+    """How to connect each MCP client (everyone in the project), and for Owners and Admins every OAuth
+    connection of the project, with Disconnect."""
+    project = project_for(request, slug)
+    mcp_url = mcp_resource_url(request)
+    context = {"project": project, "mcp_url": mcp_url, "clients": client_configs(mcp_url), "rows": None}
+    if can(project.role, "view_connections"):
+        context["rows"] = _rows(connections_of_project(project=project), lambda c: reverse(
+            "console:project-mcp-disconnect", kwargs={"slug": project.slug, "pk": c.pk}))
+    return render(request, "console/project_mcp.html", context)
 
 
 @console_page
 @require_POST
 @login_required
 def project_mcp_disconnect(request, slug: str, pk: int):
-    project = _administered_project(request, slug)
+    project = project_for(request, slug, "view_connections")
     connection = connection_of_project(project=project, pk=pk)
     if connection is None:
         raise Http404(NOT_FOUND)

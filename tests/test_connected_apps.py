@@ -90,9 +90,12 @@ def test_owners_and_admins_see_every_connection_of_the_project(alice, project, b
 
 
 @pytest.mark.parametrize("role", [Role.MEMBER, Role.VIEWER])
-def test_members_and_viewers_get_404(project, role):
+def test_members_and_viewers_see_the_instructions_but_no_connections(alice, project, role):
+    connect(alice, app=registered(client_name="Alices Claude"))
     person = member(project, "dana@example.com", role)
-    assert logged_in(person).get(f"/projects/{project.slug}/mcp").status_code == 404
+    response = logged_in(person).get(f"/projects/{project.slug}/mcp")
+    assert response.status_code == 200
+    assert "Alices Claude" not in response.content.decode() and "Disconnect" not in response.content.decode()
 
 
 def test_an_outsider_gets_404(project, charlie, other_project):

@@ -79,6 +79,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "console.access.console",
             ],
         },
     },
@@ -116,6 +117,7 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise serves from the fin
 WHITENOISE_USE_FINDERS = True
 
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "twin memory <no-reply@localhost>")
 
 # Celery: Redis is the broker; tasks are acknowledged late so a worker that dies mid-read loses nothing.
 CELERY_BROKER_URL = REDIS_URL
@@ -200,7 +202,7 @@ OAUTH2_PROVIDER = {
 SILENCED_SYSTEM_CHECKS = ["oauth2_provider.W008"]
 # Dynamic client registration: at most this many registrations a minute from one client address.
 OAUTH_REGISTRATIONS_PER_MINUTE = int(os.environ.get("OAUTH_REGISTRATIONS_PER_MINUTE", "30"))
-LOGIN_REDIRECT_URL = "/account/apps"
+LOGIN_REDIRECT_URL = "/"  # the console's home: the person's last project
 LOGOUT_REDIRECT_URL = "/login"
 X_FRAME_OPTIONS = "DENY"  # the consent card and the console pages are never framed
 

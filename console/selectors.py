@@ -1,0 +1,64 @@
+"""Reads for the console's Usage page: the project's recorded usage (memory.models.UsageDay, RecentError,
+written by memory/usage.py), always filtered by the project."""
+
+from datetime import timedelta
+
+from django.db.models import Sum
+from django.utils import timezone
+
+from accounts.models import ApiKey, Connection, Project
+from memory.models import RecentError, UsageDay
+
+USAGE_DAYS = (7, 30, 90)
+ERRORS_SHOWN = 50
+TOTALS = ("requests", "errors", "items_added", "model_calls")
+
+
+def _sums(rows, *group):
+    return list(rows.values(*group).annotate(**{name: Sum(name) for name in TOTALS}).order_by(*group))
+
+
+def credential_labels(*, project: Project) -> dict[str, str]:
+    """How each recorded credential reads: a key's name and prefix, a connection's app and person."""
+    labels = {"local": "Local server"}
+    for prefix, name, revoked in ApiKey.objects.filter(project=project).values_list("prefix", "name", "revoked_at"):
+        labels[prefix] = f"{name or 'Unnamed key'} ({prefix}…){' · revoked' if revoked else ''}"
+    for pk, app, email in Connection.objects.filter(project=project).values_list(
+            "pk", "application__name", "user__email"):
+        labels[f"oauth:{pk}"] = f"{app or 'App'} · {email} (OAuth)"
+    return labels
+
+
+def usage_of_project(*, project: Project, days: int) -> dict:
+    """Per day, per tool and per credential: requests, errors, items added, model calls; and the totals."""
+    since = timezone.now().date() - timedelta(days=days - 1)
+    rows = UsageDay.objects.filter(project=project, day__gte=since)
+    labels = credential_labels(project=project)
+    by_day = {r["day"]: r for r in _sums(rows, "day")}
+    daily = []
+    for offset in range(days):
+        day = since + timedelta(days=offset)
+        daily.append(by_day.get(day, {"day": day, **{name: 0 for name in TOTALS}}))
+    by_key = _sums(rows, "credential")
+    for row in by_key:
+        row["label"] = labels.get(row["credential"], row["credential"])
+    totals = rows.aggregate(**{name: Sum(name) for name in TOTALS})
+    peak = max((d["requests"] for d in daily), default=0) or 1
+    for d in daily:
+        d["percent"] = round(100 * d["requests"] / peak)
+    return {
+        "since": since, "daily": list(reversed(daily)),
+        "by_tool": sorted(_sums(rows, "tool"), key=lambda r: -r["requests"]),
+        "by_key": sorted(by_key, key=lambda r: -r["requests"]),
+        "by_surface": sorted(_sums(rows, "surface"), key=lambda r: -r["requests"]),
+        "totals": {name: totals[name] or 0 for name in TOTALS},
+    }
+
+
+def recent_errors(*, project: Project, limit: int = ERRORS_SHOWN) -> list[RecentError]:
+    """The project's last errors, newest first, each with a readable credential label."""
+    labels = credential_labels(project=project)
+    errors = list(RecentError.objects.filter(project=project).order_by("-at", "-pk")[:limit])
+    for error in errors:
+        error.label = labels.get(error.credential, error.credential)
+    return errors
