@@ -55,6 +55,10 @@ class ConsentForm(AllowForm):
         self.user, self.offered = user, offered
         self.memberships = consent_memberships(user=user)
         self.fields["project"].widget.choices = [(m.project.slug, m.project.name) for m in self.memberships]
+        # A person who is a Viewer everywhere is offered Read only; for a mixed set, the card's script turns
+        # Read and save off while a Viewer's project is chosen, and consent_resolve checks it either way.
+        if not any(m.role in ROLES_GRANTING_WRITE for m in self.memberships):
+            offered = self.offered = [access for access in offered if access != Access.WRITE] or offered
         self.fields["access"].widget.choices = [(access, ACCESS_LABELS[access]) for access in offered]
         if self.memberships:
             first = self.memberships[0]
@@ -130,6 +134,7 @@ class ConsentView(AuthorizationView):
                 app_name=(application.name if application and application.name else "An app"),
                 redirect_host=urlsplit(redirect_uri).hostname or "",
                 memberships=form.memberships,
+                roles_granting_write=[role.value for role in ROLES_GRANTING_WRITE],
                 own_end_user=own_end_user_id(self.request.user),
                 picking_roles=_plural_list([role.label + "s" for role in Role if role in ROLES_REACHING_ANY_END_USER]),
             )

@@ -46,7 +46,7 @@ def test_the_card_shows_the_app_the_project_the_end_user_and_the_access(alice, p
     card = logged_in(alice).get(authorize_query(app, pkce()[1]))
     html = card.content.decode()
     assert "Claude" in html and "alice@example.com" in html
-    assert '<option value="alice-co" selected>Alice Co (Owner)</option>' in html
+    assert '<option value="alice-co" data-can-write="1" selected>Alice Co (Owner)</option>' in html
     assert 'value="alice@example.com"' in html, "the person's own end user by default"
     assert "Read and save" in html and "memory:read memory:write" in html
     assert "Read only" in html
@@ -145,9 +145,9 @@ def test_a_viewer_can_grant_read_only(project):
     client, url = logged_in(dana), authorize_query(app, pkce()[1])
     card = client.get(url)
     assert card.context["form"]["access"].value() == "read", "Read only is preselected for a Viewer"
-    refused = client.post(url, card_post_data(card, access="write"))
-    assert refused.status_code == 200
-    assert b"As a Viewer of Alice Co you can grant Read only." in refused.content
+    assert b"Read and save" not in card.content, "a Viewer everywhere is offered Read only"
+    refused = client.post(url, card_post_data(card, access="write"))  # posted by hand all the same
+    assert refused.status_code == 200 and b"Choose one of the accesses offered." in refused.content
     assert not Connection.objects.exists()
     answer(client.post(url, card_post_data(card, access="read")))
     assert Connection.objects.get().access == "read"
@@ -230,3 +230,15 @@ def test_the_card_is_shown_every_time(alice, project, app):
     connect(alice, app=app)  # tokens exist: the toolkit's approval_prompt=auto would skip the card
     again = logged_in(alice).get(authorize_query(app, pkce()[1], approval_prompt="auto"))
     assert again.status_code == 200 and b"wants to use your twin memory" in again.content
+
+
+def test_a_viewer_in_one_project_and_member_in_another_sees_which_allows_saving(project, other_project):
+    member(project, "dana@example.com", Role.VIEWER)
+    dana = member(other_project, "dana@example.com", Role.MEMBER)  # the same person, as she now stands
+    client, url = logged_in(dana), authorize_query(registered(), pkce()[1])
+    html = client.get(url).content.decode()
+    assert 'value="write"' in html  # Read and save is offered: Dana may save in Charlie Co
+    assert f'value="{project.slug}" data-can-write="0"' in html  # and the card's script turns it off here
+    assert f'value="{other_project.slug}" data-can-write="1"' in html
+    refused = client.post(url, card_post_data(client.get(url), access="write", project=project.slug))
+    assert b"As a Viewer of Alice Co you can grant Read only." in refused.content

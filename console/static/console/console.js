@@ -54,3 +54,21 @@
     document.querySelectorAll("[data-expected]").forEach(syncConfirm);
   });
 })();
+
+/* The consent card: while the chosen project is one where the person is a Viewer, Read and save is off. */
+(function () {
+  "use strict";
+  var project = document.getElementById("id_project");
+  if (!project) { return; }
+  function sync() {
+    var option = project.options[project.selectedIndex];
+    var canWrite = !option || option.getAttribute("data-can-write") !== "0";
+    var write = document.querySelector('input[name="access"][value="write"]');
+    var read = document.querySelector('input[name="access"][value="read"]');
+    if (!write) { return; }
+    write.disabled = !canWrite;
+    if (!canWrite && write.checked && read) { read.checked = true; }
+  }
+  project.addEventListener("change", sync);
+  sync();
+})();
