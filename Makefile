@@ -8,9 +8,9 @@ HOST ?= 127.0.0.1
 REDIS_URL ?= redis://127.0.0.1:6379/0
 export REDIS_URL
 
-.PHONY: setup run test redis migrate
+.PHONY: setup run test redis chromium migrate
 
-setup: $(VENV)/.installed redis migrate
+setup: $(VENV)/.installed redis chromium migrate
 
 # Reinstall only when requirements.txt changes, so a second `make setup` takes seconds.
 $(VENV)/.installed: requirements.txt
@@ -40,6 +40,19 @@ redis: $(VENV)/.installed
 			--dir "$(CURDIR)/var" --logfile "$(CURDIR)/var/redis.log"; \
 		for i in $$(seq 50); do $(PY) -c "import os, redis; redis.Redis.from_url(os.environ['REDIS_URL']).ping()" 2>/dev/null && break; sleep 0.1; done; \
 		echo "Started redis-server at $$REDIS_URL"; \
+	fi
+
+# Debian's chromium for the browser tests (tests/e2e, driven by Playwright; no browser is downloaded):
+# installed when root and missing; otherwise those tests fail, saying what to install.
+chromium:
+	@if command -v chromium >/dev/null; then \
+		:; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "Installing chromium…"; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }; \
+	else \
+		echo "chromium is not installed and the browser tests need it: apt-get install chromium." >&2; \
 	fi
 
 # Migrating also starts the embedded PostgreSQL when DATABASE_URL is unset.
