@@ -155,8 +155,8 @@ def fill(end_users: list[tuple[int, int]]):
     }
     types = {
         "passage": ["bigint", "bigint", "bigint", "bigint", "integer", "varchar", "varchar", "timestamptz",
-                    "varchar", "varchar", "varchar", "varchar", "text", "varchar[]", "vector", "vector", "varchar"],
-        "sentence": ["bigint", "bigint", "bigint", "vector"],
+                    "varchar", "varchar", "varchar", "varchar", "text", "varchar[]", "halfvec", "halfvec", "varchar"],
+        "sentence": ["bigint", "bigint", "bigint", "halfvec"],
     }
     for n_user, (end_user, size) in enumerate(end_users):
         # Threads: runs of 10-30 consecutive turns from a random place, dated over five years, oldest first.

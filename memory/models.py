@@ -4,7 +4,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
-from pgvector.django import HnswIndex, VectorField
+from pgvector.django import HalfVectorField, HnswIndex
 
 from accounts.models import EndUser
 
@@ -95,10 +95,12 @@ class Passage(models.Model):
     about = models.CharField(max_length=ITEM_FIELD_MAX, blank=True)
     text = models.TextField()
     item_ids = ArrayField(models.CharField(max_length=ITEM_ID_MAX), default=list)
-    embedding = VectorField(dimensions=DIMENSIONS, null=True)
+    # Half precision: the ranking is unchanged and a passage's two vectors then fit in its row, so search
+    # reads one page per candidate rather than chasing TOAST.
+    embedding = HalfVectorField(dimensions=DIMENSIONS, null=True)
     # The passage read with the one before it in its thread: a turn's context, and its predecessor's
     # continuation (search reads the next passage's context vector as "this turn and what followed").
-    context_embedding = VectorField(dimensions=DIMENSIONS, null=True)
+    context_embedding = HalfVectorField(dimensions=DIMENSIONS, null=True)
     model = models.CharField(max_length=64, blank=True)  # the embedding model, so a better one can re-embed
     search = models.GeneratedField(
         expression=SearchVector("title", "author", "text", config="english"),
@@ -117,7 +119,7 @@ class Passage(models.Model):
                 fields=["embedding"],
                 m=16,
                 ef_construction=64,
-                opclasses=["vector_cosine_ops"],
+                opclasses=["halfvec_cosine_ops"],
             ),
         ]
 
@@ -132,7 +134,7 @@ class PassageSentence(models.Model):
 
     end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="+")
     passage = models.ForeignKey(Passage, on_delete=models.CASCADE, related_name="sentences")
-    embedding = VectorField(dimensions=DIMENSIONS)
+    embedding = HalfVectorField(dimensions=DIMENSIONS)
 
     class Meta:
         # No vector index: search reads a candidate's sentences by passage_id (its foreign key's index) and

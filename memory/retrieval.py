@@ -84,7 +84,7 @@ ORDER BY ts_rank(p.search, %(tsq)s::tsquery) DESC LIMIT {n}
 # The vector source, the text source's ids passed in, and every one's neighbour either side in its thread.
 _CANDIDATES = """
 WITH by_vector AS (
-    SELECT p.id FROM memory_passage p WHERE {p} ORDER BY p.embedding <=> %(q)s::vector LIMIT {n}
+    SELECT p.id FROM memory_passage p WHERE {p} ORDER BY p.embedding <=> %(q)s::halfvec LIMIT {n}
 ), base AS (
     SELECT id FROM by_vector UNION SELECT unnest(%(text_ids)s::bigint[])
 )
@@ -97,11 +97,11 @@ WHERE {n_filter}
 
 _FEATURES = """
 SELECT p.id, p.thread_id, p.seq, p.at, lower(p.author), lower(p.about), length(p.text), length(p.search),
-    1 - (p.embedding <=> %(q)s::vector),
-    1 - (coalesce(p.context_embedding, p.embedding) <=> %(q)s::vector),
-    (SELECT 1 - (n.context_embedding <=> %(q)s::vector) FROM memory_passage n
+    1 - (p.embedding <=> %(q)s::halfvec),
+    1 - (coalesce(p.context_embedding, p.embedding) <=> %(q)s::halfvec),
+    (SELECT 1 - (n.context_embedding <=> %(q)s::halfvec) FROM memory_passage n
      WHERE n.thread_id = p.thread_id AND n.seq = p.seq + 1 AND {n_filter}),
-    (SELECT max(1 - (s.embedding <=> %(q)s::vector)) FROM memory_passagesentence s WHERE s.passage_id = p.id),
+    (SELECT max(1 - (s.embedding <=> %(q)s::halfvec)) FROM memory_passagesentence s WHERE s.passage_id = p.id),
     -- the question's terms in the passage and how often each occurs (BM25), in the same round trip
     (SELECT array_agg(u.lexeme) FROM unnest(p.search) u WHERE u.lexeme = ANY(%(terms)s)),
     (SELECT array_agg(coalesce(array_length(u.positions, 1), 1)) FROM unnest(p.search) u
