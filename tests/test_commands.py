@@ -50,3 +50,18 @@ def test_createkey_refuses_an_unknown_access(db):
     run("createproject", "Acme", "--owner", "ops@acme.test")
     with pytest.raises(CommandError):
         run("createkey", "acme", "--access", "admin")
+
+
+def test_demo_prints_working_keys_and_a_console_login_and_keeps_them(db, settings, tmp_path):
+    from django.test import Client
+
+    settings.VAR_DIR = tmp_path
+    first, again = run("demo", "--port", "8123"), run("demo", "--port", "8123")
+    assert first == again  # the same keys and password on every `make run`
+    keys = dict(line.split(":", 1) for line in first.splitlines() if line.strip().startswith(("read", "read and")))
+    for name, access in (("  read key", "read"), ("  read and write key", "write")):
+        response = Api(keys[name].strip(), "demo_user").get("/v1/me")
+        assert response.status_code == 200 and response.json()["access"] == access
+    assert 'curl -s http://127.0.0.1:8123/v1/me' in first and '"url": "http://127.0.0.1:8123/v1/mcp"' in first
+    password = first.split("password ")[1].split()[0]
+    assert Client().post("/login", {"username": "demo@example.com", "password": password}).status_code == 302

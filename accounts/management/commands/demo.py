@@ -1,4 +1,5 @@
 import json
+import secrets
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
@@ -16,6 +17,17 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--port", default="8000")
 
+    def _owner_password(self, keys: dict) -> str:
+        """The demo owner's console password: made once, kept beside the demo keys (development only)."""
+        from accounts.models import User
+
+        owner = User.objects.get(email=DEMO_OWNER)
+        if not keys.get("password") or not owner.check_password(keys["password"]):
+            keys["password"] = secrets.token_urlsafe(12)
+            owner.set_password(keys["password"])
+            owner.save(update_fields=["password"])
+        return keys["password"]
+
     def _keys(self, project) -> dict:
         # Keys are stored hashed, so the demo's own clear copies live in an untracked file for development.
         path = settings.VAR_DIR / "demo-keys.json"
@@ -27,6 +39,7 @@ class Command(BaseCommand):
             ).exists()
             if not valid:
                 _, keys[access] = api_key_create(project=project, access=access, name=f"demo {access}")
+        self._owner_password(keys)
         path.write_text(json.dumps(keys))
         path.chmod(0o600)
         return keys
@@ -56,6 +69,7 @@ Try it:
 MCP client config (Claude Code .mcp.json, Cursor mcp.json):
 {json.dumps(mcp_config, indent=2)}
 
+Console: {base}/login as {DEMO_OWNER}, password {keys['password']}
 API docs: {base}/v1/docs
 """
         )
