@@ -22,7 +22,7 @@ from pgvector import Vector
 
 from . import embeddings, stats
 
-CANDIDATES = 50
+CANDIDATES = 35
 MATCH_BUDGET = 1_000  # passages the text source ranks at most (see matching_terms)
 K1, B = 0.9, 0.4  # BM25
 WEIGHTS = {
