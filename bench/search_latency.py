@@ -42,7 +42,9 @@ NOISE = 0.018  # per dimension: the noise vector's norm is ~0.35, a copy's cosin
 SEED = 7
 
 
-def setup():
+def setup(fresh: bool = False):
+    """Django on the bench database, migrated. `fresh` drops it first, so a fill always starts from the
+    schema the migrations define (an interrupted fill leaves the indexes it dropped missing)."""
     if not os.environ.get("DATABASE_URL"):
         # Create the bench database on the embedded server before Django connects to it.
         from twin.database import _embedded_uri
@@ -52,12 +54,16 @@ def setup():
         config = _embedded_uri(ROOT / "var")
         with psycopg.connect(host=config["HOST"], port=config["PORT"], user="postgres", dbname="postgres",
                              autocommit=True) as conn:
+            if fresh:
+                conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
             if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DB_NAME]).fetchone():
                 conn.execute(f'CREATE DATABASE "{DB_NAME}"')
         os.environ["TWIN_DB_NAME"] = DB_NAME
     import django
+    from django.db import connections
 
     django.setup()
+    connections.close_all()
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
@@ -119,6 +125,7 @@ def fill(end_users: list[tuple[int, int]]):
     """Load (end user pk, passages) into the bench database with COPY."""
     import psycopg
     from django.conf import settings
+    from pgvector import HalfVector
     from pgvector.psycopg import register_vector
 
     from memory.embeddings import MODEL_ID
@@ -192,7 +199,8 @@ def fill(end_users: list[tuple[int, int]]):
                                      "", "{}", 1, 1, now, now, now))
                 rows["passage"].append((passage_id, end_user, thread_id, item_id, seq,
                                         f"passages/memory/messages/{tid}/p_{seq:04d}.md", "message", at, author,
-                                        "user", "", "", text, [external], t_vec[position], c_vec[position],
+                                        "user", "", "", text, [external], HalfVector(t_vec[position]),
+                                        HalfVector(c_vec[position]),
                                         MODEL_ID))
                 for k in range(offsets[b], offsets[b + 1]):
                     sentences.append((passage_id, k))
@@ -201,7 +209,7 @@ def fill(end_users: list[tuple[int, int]]):
             s_vec = _noisy(rng, sentence_v[[k for _, k in sentences]])
             for (pid, _), vector in zip(sentences, s_vec):
                 sentence_id += 1
-                rows["sentence"].append((sentence_id, end_user, pid, vector))
+                rows["sentence"].append((sentence_id, end_user, pid, HalfVector(vector)))
         with conn.cursor() as cur:
             for name in ("thread", "item", "passage", "sentence"):
                 with cur.copy(copies[name]) as copy:
@@ -232,6 +240,7 @@ def fill(end_users: list[tuple[int, int]]):
             cur.execute(definition)
             conn.commit()
             print(f"  {name}: {time.perf_counter() - t:.0f} s", file=sys.stderr)
+        conn.commit()
         conn.autocommit = True
         for table in tables + ["memory_termstat", "memory_memorystats"]:
             cur.execute(f"VACUUM ANALYZE {table}")
@@ -245,12 +254,12 @@ def fill(end_users: list[tuple[int, int]]):
 class Timer:
     """Where one request's time goes: the embedding, each SQL statement by kind, scoring."""
 
-    KINDS = [("WITH by_vector", "candidates SQL"), ("SELECT p.id, p.thread_id", "features SQL"),
-             ("unnest(p.search) u", "term frequencies SQL"), ("memory_memorystats", "BM25 statistics SQL"),
-             ("memory_termstat", "BM25 statistics SQL"), ("tsvector_to_array", "query terms SQL")]
+    KINDS = [("ORDER BY p.embedding", "vector source SQL"), ("ORDER BY ts_rank", "text source SQL"),
+             ("WITH base AS", "neighbours and features SQL"), ("memory_memorystats", "BM25 statistics SQL")]
 
     def __init__(self):
         self.spent = defaultdict(float)
+        self.overlapped = set()  # parts that run on another thread, alongside the request's own
 
     def sql(self, execute, sql, params, many, context):
         started = time.perf_counter()
@@ -260,8 +269,10 @@ class Timer:
             kind = next((k for marker, k in self.KINDS if marker in sql), "other SQL (key, memory, passages, facts)")
             self.spent[kind] += time.perf_counter() - started
 
-    def wrap(self, module, name, kind):
+    def wrap(self, module, name, kind, overlapped=False):
         original = getattr(module, name)
+        if overlapped:
+            self.overlapped.add(kind)
 
         def timed(*args, **kwargs):
             started = time.perf_counter()
@@ -275,6 +286,24 @@ class Timer:
 def percentiles(values) -> str:
     t = np.array(values) * 1000
     return f"p50 {np.percentile(t, 50):6.1f} | p95 {np.percentile(t, 95):6.1f} | mean {t.mean():6.1f}"
+
+
+def prewarm():
+    """Read the tables and indexes search touches into shared buffers, as a server in steady state has them:
+    a cold page costs ~15 us to read back from the OS here, and a question's HNSW scan touches ~1,000."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
+        cursor.execute("""
+            SELECT c.relname, pg_prewarm(c.oid), pg_size_pretty(pg_relation_size(c.oid)) FROM pg_class c
+            WHERE c.relname IN ('memory_passagesentence', 'memory_passage', 'passage_fulltext', 'passage_embedding',
+                                'memory_termstat', 'memory_memorystats')
+               OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid IN
+                            ('memory_passage'::regclass, 'memory_passagesentence'::regclass))
+        """)
+        cursor.execute("SELECT current_setting('shared_buffers')")
+        print(f"prewarmed into {cursor.fetchone()[0]} of shared buffers")
 
 
 def measure(key: str, users: dict[str, int], n_queries: int):
@@ -312,7 +341,7 @@ def measure(key: str, users: dict[str, int], n_queries: int):
     print(f"| baseline: the query's embedding alone | {percentiles(embed_times)} |")
     print(f"| baseline: SELECT 1 round trip | {percentiles(select_times)} |")
     timer = Timer()
-    timer.wrap(embeddings, "embed_one", "embedding")
+    timer.wrap(embeddings, "embed_one", "embedding (alongside the text source)", overlapped=True)
     timer.wrap(retrieval, "_score", "scoring (numpy)")
     breakdown = {}
     with connection.execute_wrapper(timer.sql):
@@ -328,7 +357,8 @@ def measure(key: str, users: dict[str, int], n_queries: int):
                 print(f"| {size:,} passages, {mode} | {percentiles(times)} | hits {np.mean(found):.1f} |")
                 total = sum(times)
                 spent = dict(timer.spent)
-                spent["rest (auth, rendering, Django)"] = total - sum(spent.values())
+                spent["rest (auth, rendering, Django)"] = total - sum(
+                    v for k, v in spent.items() if k not in timer.overlapped)
                 breakdown[f"{size:,} {mode}"] = {k: v / len(times) * 1000 for k, v in spent.items()}
     print("\nmean ms per request:")
     kinds = sorted({k for b in breakdown.values() for k in b}, key=lambda k: -max(b.get(k, 0) for b in breakdown.values()))
@@ -341,19 +371,25 @@ def measure(key: str, users: dict[str, int], n_queries: int):
 def explain(end_user: int, question: str):
     from django.db import connection
 
-    from memory import embeddings, retrieval
+    from memory import embeddings, retrieval, stats
     from pgvector import Vector
 
     q = Vector(embeddings.embed_one(question).tolist()).to_text()
-    terms = retrieval.query_terms(question)
+    terms, _, _, df = stats.for_query(end_user, question)
     filters = retrieval.Filters(current_at=datetime.now(timezone.utc))
     where, params = filters.sql("p")
     n_filter, _ = filters.sql("n")
-    params.update(end_user=end_user, q=q, tsq=retrieval._tsquery(terms))
-    sql = retrieval._CANDIDATES.format(p=where, n=retrieval.CANDIDATES, n_filter=n_filter)
+    params.update(end_user=end_user, q=q, tsq=retrieval._tsquery(retrieval.matching_terms(terms, df)), terms=terms)
     with connection.cursor() as cursor:
-        cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql, params)
-        print("\n".join(r[0] for r in cursor.fetchall()))
+        ids = []
+        for name, sql in (("text source", retrieval._BY_TEXT.format(p=where, n=retrieval.CANDIDATES)),
+                          ("vector source", retrieval._BY_VECTOR.format(p=where, n=retrieval.CANDIDATES))):
+            cursor.execute(sql, params)
+            ids += [row[0] for row in cursor.fetchall()]
+            cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql, params)
+            print(f"-- {name}\n" + "\n".join(r[0] for r in cursor.fetchall()))
+        cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + retrieval._FEATURES.format(n_filter=n_filter), {**params, "ids": ids})
+        print("-- neighbours and features\n" + "\n".join(r[0] for r in cursor.fetchall()))
 
 
 def main():
@@ -369,17 +405,24 @@ def main():
     from accounts.services import api_key_create, end_user_get_or_create, project_get_or_create
     from memory.models import MemoryStats, Passage
 
-    project, _ = project_get_or_create(name=PROJECT, owner_email="bench@example.com")
     shape = [("big", BIG)] + [(f"u{i:04d}", MEDIUM) for i in range(MEDIUM_USERS)] + [("small", SMALL)]
-    users = {name: end_user_get_or_create(project=project, external_id=name) for name, _ in shape}
+
+    def bench_users():
+        project, _ = project_get_or_create(name=PROJECT, owner_email="bench@example.com")
+        return project, {name: end_user_get_or_create(project=project, external_id=name) for name, _ in shape}
+
+    project, users = bench_users()
     stats = dict(MemoryStats.objects.filter(end_user__in=users.values()).values_list("end_user_id", "passages"))
     if args.refill or any(stats.get(users[name].pk) != size for name, size in shape):
+        setup(fresh=True)
+        project, users = bench_users()
         fill([(users[name].pk, size) for name, size in shape])
     _, key = api_key_create(project=project, access="read", name="search latency bench")
     total = Passage.objects.count()
     print(f"database: {total:,} passages over {len(shape)} end users; big {BIG:,}, small {SMALL:,}\n")
     if args.explain:
         explain(users["big"].pk, "What did Caroline research?")
+    prewarm()
     print("| what | ms | |")
     print("|---|---|---|")
     measure(key, {"big": BIG, "small": SMALL}, args.queries)

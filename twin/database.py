@@ -14,11 +14,17 @@ import dj_database_url
 DATABASE_NAME = "twin"
 
 
-# The embedded server's defaults (128 MB of shared buffers) make search at 100,000 passages reread the
-# vectors from the OS on every query; these take effect from the server's next start.
+def _memory_mb() -> int:
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
+
+
+# The embedded server's defaults (128 MB of shared buffers) make search reread the vectors from the OS on
+# every query, which costs more than the search itself (bench/README.md "Search latency"). So, as the
+# PostgreSQL documentation advises for a dedicated server, a quarter of the machine's memory for shared
+# buffers and three quarters as the planner's cache estimate; these take effect from the server's next start.
 EMBEDDED_SETTINGS = {
-    "shared_buffers": os.environ.get("EMBEDDED_PG_SHARED_BUFFERS", "1GB"),
-    "effective_cache_size": "4GB",
+    "shared_buffers": os.environ.get("EMBEDDED_PG_SHARED_BUFFERS", f"{max(128, _memory_mb() // 4)}MB"),
+    "effective_cache_size": f"{max(512, _memory_mb() * 3 // 4)}MB",
     "maintenance_work_mem": "1GB",
 }
 
