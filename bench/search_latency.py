@@ -7,7 +7,7 @@ lightly shuffled, and its vectors, the turn, the turn read with the one before i
 embedded once by the product's own model and cached under var/bench-cache/) with gaussian noise added to
 the vectors and renormalised; threads are runs of ~20 consecutive turns, dated over five years. Loaded with
 COPY (indexes dropped first and rebuilt after, as the migrations define them), statistics filled with one
-SQL each, as memory/stats.py keeps them.
+SQL each, as memory/stats.py keeps them; the big end user gets its own indexes (memory/own_indexes.py).
 
 Then asks LoCoMo dev questions through POST /v1/memory/search (Django test client, in-process, a real key)
 for the big and the small end user, in the ranked-list mode (`scope`) and the brief mode, and reports
@@ -307,11 +307,11 @@ def prewarm():
 
 
 def measure(key: str, users: dict[str, int], n_queries: int):
-    from django.db import connection
+    from django.db import connection, transaction
     from django.test import Client
 
     from bench.locomo_data import queries
-    from memory import embeddings, retrieval
+    from memory import embeddings, own_indexes, retrieval
 
     rng = np.random.default_rng(SEED)
     questions = [q["question"] for q in queries()]
@@ -344,22 +344,34 @@ def measure(key: str, users: dict[str, int], n_queries: int):
     timer.wrap(embeddings, "embed_one", "embedding (alongside the text source)", overlapped=True)
     timer.wrap(retrieval, "_score", "scoring (numpy)")
     breakdown = {}
+
+    def run(label, user, extra):
+        timer.spent.clear()
+        times, found = [], []
+        for q in asked:
+            started = time.perf_counter()
+            answer = search(user, {"query": q, **extra})
+            times.append(time.perf_counter() - started)
+            found.append(answer["found"])
+        print(f"| {label} | {percentiles(times)} | hits {np.mean(found):.1f} |")
+        spent = dict(timer.spent)
+        spent["rest (auth, rendering, Django)"] = sum(times) - sum(
+            v for k, v in spent.items() if k not in timer.overlapped)
+        breakdown[label] = {k: v / len(times) * 1000 for k, v in spent.items()}
+
     with connection.execute_wrapper(timer.sql):
         for user, size in users.items():
             for mode, extra in (("ranked", {"scope": "passages/"}), ("brief", {})):
-                timer.spent.clear()
-                times, found = [], []
-                for q in asked:
-                    started = time.perf_counter()
-                    answer = search(user, {"query": q, **extra})
-                    times.append(time.perf_counter() - started)
-                    found.append(answer["found"])
-                print(f"| {size:,} passages, {mode} | {percentiles(times)} | hits {np.mean(found):.1f} |")
-                total = sum(times)
-                spent = dict(timer.spent)
-                spent["rest (auth, rendering, Django)"] = total - sum(
-                    v for k, v in spent.items() if k not in timer.overlapped)
-                breakdown[f"{size:,} {mode}"] = {k: v / len(times) * 1000 for k, v in spent.items()}
+                run(f"{size:,} passages, {mode}", user, extra)
+        # The same run's baseline for own indexes (memory/own_indexes.py): the big memory searched through
+        # the shared indexes alone, its own dropped in a transaction that is rolled back.
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                for name in own_indexes.existing():
+                    cursor.execute(f'DROP INDEX "{name}"')
+            size = max(users.values())
+            run(f"{size:,} passages, brief, shared indexes only", next(u for u, n in users.items() if n == size), {})
+            transaction.set_rollback(True)
     print("\nmean ms per request:")
     kinds = sorted({k for b in breakdown.values() for k in b}, key=lambda k: -max(b.get(k, 0) for b in breakdown.values()))
     print("| part | " + " | ".join(breakdown) + " |")
@@ -369,27 +381,11 @@ def measure(key: str, users: dict[str, int], n_queries: int):
 
 
 def explain(end_user: int, question: str):
-    from django.db import connection
+    from memory import retrieval
 
-    from memory import embeddings, retrieval, stats
-    from pgvector import Vector
-
-    q = Vector(embeddings.embed_one(question).tolist()).to_text()
-    terms, _, _, df = stats.for_query(end_user, question)
     filters = retrieval.Filters(current_at=datetime.now(timezone.utc))
-    where, params = filters.sql("p")
-    n_filter, _ = filters.sql("n")
-    params.update(end_user=end_user, q=q, tsq=retrieval._tsquery(retrieval.matching_terms(terms, df)), terms=terms)
-    with connection.cursor() as cursor:
-        ids = []
-        for name, sql in (("text source", retrieval._BY_TEXT.format(p=where, n=retrieval.CANDIDATES)),
-                          ("vector source", retrieval._BY_VECTOR.format(p=where, n=retrieval.CANDIDATES))):
-            cursor.execute(sql, params)
-            ids += [row[0] for row in cursor.fetchall()]
-            cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql, params)
-            print(f"-- {name}\n" + "\n".join(r[0] for r in cursor.fetchall()))
-        cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + retrieval._FEATURES.format(n_filter=n_filter), {**params, "ids": ids})
-        print("-- neighbours and features\n" + "\n".join(r[0] for r in cursor.fetchall()))
+    for source, plan in retrieval.explain(end_user, question, filters).items():
+        print(f"-- {source} source\n{plan}")
 
 
 def main():
@@ -417,6 +413,13 @@ def main():
         setup(fresh=True)
         project, users = bench_users()
         fill([(users[name].pk, size) for name, size in shape])
+    # What the beat's tend_own_indexes does for a big memory (memory/own_indexes.py).
+    from memory import own_indexes
+
+    for end_user in own_indexes.wanted():
+        started = time.perf_counter()
+        built = own_indexes.build(end_user)
+        print(f"built {', '.join(built)} in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     _, key = api_key_create(project=project, access="read", name="search latency bench")
     total = Passage.objects.count()
     print(f"database: {total:,} passages over {len(shape)} end users; big {BIG:,}, small {SMALL:,}\n")

@@ -1,14 +1,15 @@
 """Hybrid retrieval for memory_search: candidates from PostgreSQL, one linear score in Python.
 
 Candidates, all within one end user's memory and its date/scope filters: the CANDIDATES nearest passages
-by vector (pgvector HNSW, iterative scan, or an exact scan when the memory is small), the CANDIDATES best
-full-text matches on the question's rarer words (matching_terms), and every one's neighbour either side
-in its thread. (A third source, the passages of the
-nearest sentences, found nothing the others missed on LoCoMo and cost a second HNSW index; sentences still
-score a candidate as `maxsent`.) Each candidate then gets the features that help on conversation memory
-and the weighted sum below decides the order. Latency at 1M passages is in bench/README.md "Search
+by vector (pgvector HNSW with iterative scans, a big memory's own indexes from own_indexes.py, or an exact
+scan when the memory is small), the CANDIDATES best full-text matches on the question's rarer words
+(matching_terms), and every one's neighbour either side in its thread. (A third source, the passages of
+the nearest sentences, found nothing the others missed on LoCoMo and cost a second HNSW index; sentences
+still score a candidate as `maxsent`.) Each candidate then gets the features that help on conversation
+memory and the weighted sum below decides the order. Latency at 1M passages is in bench/README.md "Search
 latency" (bench/search_latency.py); the recipe and what each feature bought on LoCoMo are in
-bench/README.md (bench/locomo.py)."""
+bench/README.md (bench/locomo.py).
+"""
 
 import math
 from concurrent.futures import ThreadPoolExecutor
@@ -175,6 +176,22 @@ def rank(end_user_id: int, query: str, filters: Filters, limit: int) -> list[tup
         rows = cursor.fetchall()
     tf = {row[0]: dict(zip(row[12], row[13])) for row in rows if row[12]}
     return _score(rows, tf, terms, (passages, average, df), query, limit)
+
+
+def explain(end_user_id: int, query: str, filters: Filters) -> dict[str, str]:
+    """How the database finds a question's candidates: EXPLAIN ANALYZE of each source, by name."""
+    terms, _, _, df = stats.for_query(end_user_id, query)
+    matching = matching_terms(terms, df)
+    where, params = filters.sql("p")
+    params.update(end_user=end_user_id, tsq=_tsquery(matching),
+                  q=Vector(embeddings.embed_one(query).tolist()).to_text())
+    sources = {"text": _BY_TEXT} if matching else {}  # as in rank: no words to match, no text source
+    plans = {}
+    with connection.cursor() as cursor:
+        for source, sql in {**sources, "vector": _BY_VECTOR}.items():
+            cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql.format(p=where, n=CANDIDATES), params)
+            plans[source] = "\n".join(row[0] for row in cursor.fetchall())
+    return plans
 
 
 def _score(rows, tf, terms, corpus, query: str, limit: int) -> list[tuple[int, float]]:

@@ -5,8 +5,9 @@ from datetime import timedelta
 
 from celery import shared_task
 from celery.signals import worker_init, worker_ready
+from django.core.cache import cache
 
-from . import embeddings, reading
+from . import embeddings, own_indexes, reading
 
 log = logging.getLogger(__name__)
 SWEEP_BATCH = 200
@@ -30,6 +31,34 @@ def sweep_unread(older_than_seconds: int = 30) -> int:
     if pks:
         log.info("Sweep queued the read of %d items", len(pks))
     return len(pks)
+
+
+@shared_task
+def tend_own_indexes() -> int:
+    """Queue a build of the own search indexes of each big memory lacking them; drop those of end users
+    who are gone. Returns how many builds were queued."""
+    dropped = own_indexes.drop_orphans()
+    if dropped:
+        log.info("Dropped the own indexes of erased end users: %s", ", ".join(dropped))
+    wanted = own_indexes.wanted()
+    for end_user_id in wanted:
+        build_own_indexes.delay(end_user_id)
+    return len(wanted)
+
+
+@shared_task(autoretry_for=(Exception,), retry_backoff=30, max_retries=3)
+def build_own_indexes(end_user_id: int) -> list[str]:
+    """Build one memory's own indexes; a build already under way for it (minutes, for a big one) is let be."""
+    lock = f"own-indexes:{end_user_id}"
+    if not cache.add(lock, 1, timeout=6 * 3600):
+        return []
+    try:
+        built = own_indexes.build(end_user_id)
+    finally:
+        cache.delete(lock)
+    if built:
+        log.info("Built %s", ", ".join(built))
+    return built
 
 
 @worker_init.connect

@@ -130,8 +130,14 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 600}
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER")
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
-# The sweep re-queues items whose read was lost (broker or worker down); `celery -A twin worker -B` runs it.
-CELERY_BEAT_SCHEDULE = {"sweep-unread": {"task": "memory.tasks.sweep_unread", "schedule": 60.0}}
+# The sweep re-queues items whose read was lost (broker or worker down); tend-own-indexes gives big memories
+# their own search indexes (memory/own_indexes.py). `celery -A twin worker -B` runs both.
+CELERY_BEAT_SCHEDULE = {
+    "sweep-unread": {"task": "memory.tasks.sweep_unread", "schedule": 60.0},
+    "tend-own-indexes": {"task": "memory.tasks.tend_own_indexes", "schedule": 60.0},
+}
+# From how many passages an end user's memory gets its own search indexes (bench/README.md "Search latency").
+OWN_INDEX_PASSAGES = int(os.environ.get("OWN_INDEX_PASSAGES", "20000"))
 CELERY_TASK_EAGER_PROPAGATES = True
 
 REST_FRAMEWORK = {

@@ -1,0 +1,78 @@
+"""A big memory's own indexes: for an end user with at least settings.OWN_INDEX_PASSAGES passages, a
+partial HNSW index and a partial full-text index on memory_passage that hold only their passages.
+
+The shared indexes hold everyone's passages: in a big memory the vector source walks the HNSW graph past
+other people's passages until it has enough of this one's, and the text source intersects the full-text
+matches with all of the end user's entries in the end_user index. With indexes of its own, a memory of
+100,000 passages is searched as if it were alone (bench/README.md "Search latency"). Nothing else changes:
+search's queries say `end_user_id = <n>`, which implies the indexes' predicate, so the planner takes them
+by itself. Every index is one more relation for the planner to weigh, so only big memories get them.
+
+The beat's tend_own_indexes builds them (concurrently: search and writes go on) and drops those whose end
+user is gone, whichever way they went (erased, or their project deleted).
+"""
+
+from django.conf import settings
+from django.db import connection
+
+_METHODS = {
+    "passage_embedding_u{id}": "USING hnsw (embedding halfvec_cosine_ops) WITH (m = 16, ef_construction = 64)",
+    "passage_fulltext_u{id}": "USING gin (search)",
+}
+_OWN = r"^passage_(embedding|fulltext)_u[0-9]+$"
+
+_VALID = """
+SELECT c.relname, i.indisvalid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
+WHERE i.indrelid = 'memory_passage'::regclass AND c.relname ~ %(own)s
+"""
+
+
+def existing() -> dict[str, bool]:
+    """Name -> valid, of every own index there is."""
+    with connection.cursor() as cursor:
+        cursor.execute(_VALID, {"own": _OWN})
+        return dict(cursor.fetchall())
+
+
+def wanted() -> list[int]:
+    """End users big enough for their own indexes who lack a valid one."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT end_user_id FROM memory_memorystats WHERE passages >= %s ORDER BY end_user_id",
+                       [settings.OWN_INDEX_PASSAGES])
+        big = [row[0] for row in cursor.fetchall()]
+    have = existing()
+    return [end_user for end_user in big
+            if not all(have.get(name.format(id=end_user)) for name in _METHODS)]
+
+
+def build(end_user_id: int) -> list[str]:
+    """Create the end user's own indexes that are missing; one left invalid by an interrupted build is
+    dropped and built again. Returns the names built. Runs outside a transaction (CONCURRENTLY)."""
+    end_user = int(end_user_id)
+    have = existing()
+    built = []
+    with connection.cursor() as cursor:
+        for template, method in _METHODS.items():
+            name = template.format(id=end_user)
+            if have.get(name):
+                continue
+            if name in have:
+                cursor.execute(f'DROP INDEX CONCURRENTLY IF EXISTS "{name}"')
+            cursor.execute(f'CREATE INDEX CONCURRENTLY "{name}" ON memory_passage {method} '
+                           f"WHERE end_user_id = {end_user}")
+            built.append(name)
+    return built
+
+
+def drop_orphans() -> list[str]:
+    """Drop the own indexes of end users who no longer exist. Returns the names dropped."""
+    with connection.cursor() as cursor:
+        cursor.execute("""
+            SELECT c.relname FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
+            WHERE i.indrelid = 'memory_passage'::regclass AND c.relname ~ %(own)s AND NOT EXISTS (
+                SELECT 1 FROM accounts_enduser e WHERE e.id = substring(c.relname from '[0-9]+$')::bigint)
+        """, {"own": _OWN})
+        orphans = [row[0] for row in cursor.fetchall()]
+        for name in orphans:
+            cursor.execute(f'DROP INDEX CONCURRENTLY IF EXISTS "{name}"')
+    return orphans

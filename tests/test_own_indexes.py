@@ -1,0 +1,88 @@
+"""A big memory's own search indexes: built by the beat's task, taken by the planner, search answers the
+same, an interrupted build redone, and dropped when the end user is erased."""
+
+import pytest
+from django.db import IntegrityError, connection
+
+from accounts.models import EndUser
+from memory import retrieval, tasks
+
+QUESTION = "Where did Ines move to?"
+TOPICS = ["the garden", "a new recipe", "the football", "work deadlines", "the weather", "a film", "the budget"]
+
+
+@pytest.fixture
+def big(api, settings):
+    """Alice's memory, over the (lowered) size at which a memory gets its own indexes."""
+    settings.OWN_INDEX_PASSAGES = 30
+    api.add(*[{"text": f"Day {i}: walked the dog along the canal and talked about {TOPICS[i % len(TOPICS)]}.",
+               "id": f"d{i}", "kind": "message", "session": f"s{i // 10}", "author": "Alice",
+               "at": f"2026-01-{1 + i // 10:02d}T09:{i % 60:02d}:00"} for i in range(35)])
+    api.add({"text": "My sister Ines moved to Porto in March for her new job.", "id": "ines", "kind": "message",
+             "session": "s9", "author": "Alice", "at": "2026-03-02T10:00:00"})
+    return EndUser.objects.get(external_id="u_1")
+
+
+def own_indexes_of(end_user) -> dict[str, tuple[bool, str]]:
+    """name -> (valid, definition) of the end user's own indexes."""
+    with connection.cursor() as cursor:
+        cursor.execute("""
+            SELECT c.relname, i.indisvalid, pg_get_indexdef(c.oid) FROM pg_class c
+            JOIN pg_index i ON i.indexrelid = c.oid WHERE c.relname LIKE %s
+        """, [f"passage\\_%\\_u{end_user.pk}"])
+        return {name: (valid, definition) for name, valid, definition in cursor.fetchall()}
+
+
+def grow(end_user, copies: int):
+    """Copy the end user's everyday passages in SQL: a memory big enough for the planner to weigh indexes."""
+    with connection.cursor() as cursor:
+        cursor.execute("""
+            INSERT INTO memory_passage (end_user_id, thread_id, item_id, seq, path, kind, at, author, role, title,
+                about, text, item_ids, embedding, context_embedding, model)
+            SELECT end_user_id, thread_id, item_id, seq + 1000 * g, path || '-' || g, kind, at, author, role, title,
+                about, text, item_ids, embedding, context_embedding, model
+            FROM memory_passage, generate_series(1, %s) AS g WHERE end_user_id = %s AND item_ids <> '{ines}'
+        """, [copies, end_user.pk])
+        cursor.execute("ANALYZE memory_passage")
+
+
+def test_a_big_memory_gets_its_own_indexes_and_search_takes_them(api, big, charlie_api):
+    charlie_api.add({"text": "Charlie walked his dog and talked about the weather."})
+    grow(big, copies=100)  # 3,500 passages
+    grow(EndUser.objects.get(project__name="Charlie Co"), copies=5_000)  # everyone else's, in the shared indexes
+    before = api.tool("search", query=QUESTION).json()["hits"]
+    assert before[0]["item_ids"] == ["ines"]
+
+    assert tasks.tend_own_indexes() == 1  # Alice's memory only: Charlie's is small
+    built = own_indexes_of(big)
+    assert set(built) == {f"passage_embedding_u{big.pk}", f"passage_fulltext_u{big.pk}"}
+    assert all(valid for valid, _ in built.values())
+    assert f"WHERE (end_user_id = {big.pk})" in built[f"passage_embedding_u{big.pk}"][1]
+    assert tasks.tend_own_indexes() == 0  # nothing left to build
+
+    # The planner takes them for search's own queries, and the answer is the same.
+    plans = retrieval.explain(big.pk, QUESTION, retrieval.Filters())
+    assert f"passage_embedding_u{big.pk}" in plans["vector"], plans["vector"]
+    assert f"passage_fulltext_u{big.pk}" in plans["text"], plans["text"]
+    after = api.tool("search", query=QUESTION).json()["hits"]
+    assert after[0]["passage_id"] == before[0]["passage_id"]
+
+
+def test_an_interrupted_build_is_done_again(api, big):
+    # A failed CREATE INDEX CONCURRENTLY leaves an invalid index under the name.
+    with connection.cursor() as cursor, pytest.raises(IntegrityError):
+        cursor.execute(f"CREATE UNIQUE INDEX CONCURRENTLY passage_fulltext_u{big.pk} ON memory_passage "
+                       f"(end_user_id) WHERE end_user_id = {big.pk}")
+    assert own_indexes_of(big)[f"passage_fulltext_u{big.pk}"][0] is False
+
+    tasks.tend_own_indexes()
+    valid, definition = own_indexes_of(big)[f"passage_fulltext_u{big.pk}"]
+    assert valid and "USING gin (search)" in definition
+
+
+def test_an_erased_memory_loses_its_own_indexes(api, big):
+    tasks.tend_own_indexes()
+    assert len(own_indexes_of(big)) == 2
+    assert api.tool("forget", all=True).status_code == 200
+    tasks.tend_own_indexes()
+    assert own_indexes_of(big) == {}
