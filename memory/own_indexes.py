@@ -15,22 +15,22 @@ user is gone, whichever way they went (erased, or their project deleted).
 from django.conf import settings
 from django.db import connection
 
+from accounts.models import EndUser
+
 _METHODS = {
     "passage_embedding_u{id}": "USING hnsw (embedding halfvec_cosine_ops) WITH (m = 16, ef_construction = 64)",
     "passage_fulltext_u{id}": "USING gin (search)",
 }
 _OWN = r"^passage_(embedding|fulltext)_u[0-9]+$"
 
-_VALID = """
-SELECT c.relname, i.indisvalid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
-WHERE i.indrelid = 'memory_passage'::regclass AND c.relname ~ %(own)s
-"""
-
 
 def existing() -> dict[str, bool]:
     """Name -> valid, of every own index there is."""
     with connection.cursor() as cursor:
-        cursor.execute(_VALID, {"own": _OWN})
+        cursor.execute("""
+            SELECT c.relname, i.indisvalid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
+            WHERE i.indrelid = 'memory_passage'::regclass AND c.relname ~ %s
+        """, [_OWN])
         return dict(cursor.fetchall())
 
 
@@ -66,13 +66,10 @@ def build(end_user_id: int) -> list[str]:
 
 def drop_orphans() -> list[str]:
     """Drop the own indexes of end users who no longer exist. Returns the names dropped."""
+    owner = {name: int(name.rsplit("_u", 1)[1]) for name in existing()}
+    alive = set(EndUser.objects.filter(pk__in=set(owner.values())).values_list("pk", flat=True))
+    orphans = [name for name, end_user in owner.items() if end_user not in alive]
     with connection.cursor() as cursor:
-        cursor.execute("""
-            SELECT c.relname FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
-            WHERE i.indrelid = 'memory_passage'::regclass AND c.relname ~ %(own)s AND NOT EXISTS (
-                SELECT 1 FROM accounts_enduser e WHERE e.id = substring(c.relname from '[0-9]+$')::bigint)
-        """, {"own": _OWN})
-        orphans = [row[0] for row in cursor.fetchall()]
         for name in orphans:
             cursor.execute(f'DROP INDEX CONCURRENTLY IF EXISTS "{name}"')
     return orphans
