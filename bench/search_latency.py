@@ -296,7 +296,7 @@ def prewarm():
     with connection.cursor() as cursor:
         cursor.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
         cursor.execute("""
-            SELECT c.relname, pg_prewarm(c.oid), pg_size_pretty(pg_relation_size(c.oid)) FROM pg_class c
+            SELECT sum(pg_prewarm(c.oid)) FROM pg_class c
             WHERE c.relname IN ('memory_passagesentence', 'memory_passage', 'passage_fulltext', 'passage_embedding',
                                 'memory_termstat', 'memory_memorystats')
                OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid IN
