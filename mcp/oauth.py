@@ -53,15 +53,23 @@ def _oauth_error(status: int, error: str, description: str) -> JsonResponse:
 
 
 def _rate_limited(request) -> int | None:
-    """Seconds to wait when this address has used up its registrations for the current minute, else None.
+    """Seconds to wait when this address has used up its registrations for the last minute, else None.
 
-    A fixed window counted in the Redis cache, shared by every web process.
+    A sliding window, estimated from per-minute counts in the Redis cache (shared by every web process): the
+    previous minute's count weighs by the share of it still inside the last 60 seconds, so a burst that
+    straddles a minute boundary is still one burst. A refused request is not counted, so a client that
+    retries does not lock itself out for longer.
     """
-    window = int(time.time() // RATE_WINDOW_SECONDS)
-    key = f"oauth-register:{request.META.get('REMOTE_ADDR', '')}:{window}"
-    cache.add(key, 0, RATE_WINDOW_SECONDS + 1)
-    if cache.incr(key) > settings.OAUTH_REGISTRATIONS_PER_MINUTE:
-        return RATE_WINDOW_SECONDS - int(time.time()) % RATE_WINDOW_SECONDS
+    now = time.time()
+    window, elapsed = divmod(now, RATE_WINDOW_SECONDS)
+    prefix = f"oauth-register:{request.META.get('REMOTE_ADDR', '')}:"
+    key = f"{prefix}{int(window)}"
+    cache.add(key, 0, 2 * RATE_WINDOW_SECONDS + 1)
+    current = cache.incr(key)
+    previous = cache.get(f"{prefix}{int(window) - 1}", 0)
+    if current + previous * (1 - elapsed / RATE_WINDOW_SECONDS) > settings.OAUTH_REGISTRATIONS_PER_MINUTE:
+        cache.decr(key)
+        return max(1, int(RATE_WINDOW_SECONDS - elapsed))
     return None
 
 

@@ -1,6 +1,7 @@
 """POST /oauth/register: dynamic client registration (RFC 7591) for public and confidential clients."""
 
 import json
+import types
 
 import pytest
 from django.contrib.auth.hashers import check_password
@@ -129,6 +130,21 @@ def test_it_is_rate_limited_by_client_address(db, settings):
     assert 1 <= int(refused["Retry-After"]) <= 60
     assert register(address=fresh_address()).status_code == 201, "another address has its own allowance"
     assert OAuthApplication.objects.count() == 4
+
+
+def test_a_burst_across_a_minute_boundary_is_still_one_burst(db, settings, monkeypatch):
+    """A fixed per-minute window would allow twice the limit to a burst that straddles its boundary."""
+    settings.OAUTH_REGISTRATIONS_PER_MINUTE = 3
+    address, clock = fresh_address(), [60 * 29_000_000 + 59.5]  # half a second before a minute starts
+    monkeypatch.setattr("mcp.oauth.time", types.SimpleNamespace(time=lambda: clock[0]))
+    assert [register(address=address).status_code for _ in range(3)] == [201, 201, 201]
+    clock[0] += 1
+    assert register(address=address).status_code == 429
+    clock[0] += 30
+    assert register(address=address).status_code == 201, "half the last minute's burst has slid out"
+    assert register(address=address).status_code == 429, "and only that half"
+    clock[0] += 90
+    assert [register(address=address).status_code for _ in range(3)] == [201, 201, 201], "after a quiet minute"
 
 
 def test_it_answers_only_post(db):
