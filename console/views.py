@@ -26,6 +26,7 @@ from accounts.selectors import project_overview as overview_counts
 from accounts.services import AccountsError, project_create, user_sign_up
 from accounts.services import project_delete as delete_project
 from accounts.services import project_rename as rename
+from accounts.signin import sign_in_failed, sign_in_wait
 
 from .access import LAST_PROJECT, NOT_FOUND, project_for
 from .clients import client_configs
@@ -82,6 +83,23 @@ class LoginView(auth_views.LoginView):
 
     template_name = "console/login.html"
     redirect_authenticated_user = True
+
+    def post(self, request, *args, **kwargs):
+        wait = sign_in_wait(request)
+        if wait is None:
+            return super().post(request, *args, **kwargs)
+        # Refused before the password is checked, so guessing gets no answer at all.
+        form = self.get_form_class()(request, initial={"username": request.POST.get("username", "")})
+        minutes = -(-wait // 60)
+        refused = (f"Too many failed attempts for this account or from this address: try again in {minutes} "
+                   f"minute{'s' if minutes != 1 else ''}, or reset your password.")
+        response = self.render_to_response(self.get_context_data(form=form, refused=refused), status=429)
+        response["Retry-After"] = str(wait)
+        return response
+
+    def form_invalid(self, form):
+        sign_in_failed(self.request)
+        return super().form_invalid(form)
 
 
 @method_decorator(console_page, name="dispatch")

@@ -10,21 +10,18 @@ The authorize endpoint is the consent card (console.consent); token and revoke a
 """
 
 import json
-import time
 
 from django.conf import settings
-from django.core.cache import cache
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 from oauth2_provider import views as toolkit
 from oauth2_provider.views import OAuthProtectedResourceMetadataView, OAuthServerMetadataView
 
+from accounts import throttle
 from accounts.oauth import REGISTRATION_BODY_MAX, RegistrationError, mcp_resource_url, oauth_client_register
 
 __all__ = ["OAuthServerMetadataView", "ProtectedResourceMetadataView", "TokenView", "register"]
-
-RATE_WINDOW_SECONDS = 60
 
 
 class ProtectedResourceMetadataView(OAuthProtectedResourceMetadataView):
@@ -52,32 +49,12 @@ def _oauth_error(status: int, error: str, description: str) -> JsonResponse:
     return response
 
 
-def _rate_limited(request) -> int | None:
-    """Seconds to wait when this address has used up its registrations for the last minute, else None.
-
-    A sliding window, estimated from per-minute counts in the Redis cache (shared by every web process): the
-    previous minute's count weighs by the share of it still inside the last 60 seconds, so a burst that
-    straddles a minute boundary is still one burst. A refused request is not counted, so a client that
-    retries does not lock itself out for longer.
-    """
-    now = time.time()
-    window, elapsed = divmod(now, RATE_WINDOW_SECONDS)
-    prefix = f"oauth-register:{request.META.get('REMOTE_ADDR', '')}:"
-    key = f"{prefix}{int(window)}"
-    cache.add(key, 0, 2 * RATE_WINDOW_SECONDS + 1)
-    current = cache.incr(key)
-    previous = cache.get(f"{prefix}{int(window) - 1}", 0)
-    if current + previous * (1 - elapsed / RATE_WINDOW_SECONDS) > settings.OAUTH_REGISTRATIONS_PER_MINUTE:
-        cache.decr(key)
-        return max(1, int(RATE_WINDOW_SECONDS - elapsed))
-    return None
-
-
 @csrf_exempt  # an API for programs, sent without cookies
 @require_POST
 def register(request):
     """POST /oauth/register: RFC 7591 dynamic client registration, for public and confidential clients."""
-    retry_after = _rate_limited(request)
+    retry_after = throttle.attempt("oauth-register", throttle.client_address(request),
+                                   settings.OAUTH_REGISTRATIONS_PER_MINUTE, 60)
     if retry_after is not None:
         response = _oauth_error(429, "too_many_requests", "Too many registrations from this address; retry later.")
         response["Retry-After"] = str(retry_after)

@@ -36,6 +36,19 @@ def _celery_for_tests():
     yield
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _cache_of_this_run():
+    """Cache keys of this run's own (rate-limit counters, locks), so runs side by side or one right after
+    another never share an allowance; processes the tests start inherit it through the environment."""
+    from django.conf import settings
+    from django.test.signals import setting_changed
+
+    os.environ["TWIN_CACHE_PREFIX"] = f"twin-test-{os.getpid()}"
+    settings.CACHES["default"]["KEY_PREFIX"] = os.environ["TWIN_CACHE_PREFIX"]
+    setting_changed.send(sender=None, setting="CACHES", value=settings.CACHES, enter=True)  # drops made caches
+    yield
+
+
 @pytest.fixture(autouse=True)
 def _no_real_model(settings):
     # A developer's OPENROUTER_API_KEY must never make the suite call a real model; fake_llm sets its own.

@@ -35,6 +35,13 @@ SECRET_KEY = _secret_key()
 DEBUG = env_bool("DEBUG")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
+# How many reverse proxies stand in front (0: clients connect directly). Behind them, a request's scheme is
+# the X-Forwarded-Proto they set (so OAuth's resource URL says https) and the client's address, for rate
+# limits, is read from X-Forwarded-For (accounts.throttle.client_address). Never set it without the proxies:
+# a client could then choose both.
+TRUSTED_PROXIES = int(os.environ.get("TRUSTED_PROXIES", "0"))
+if TRUSTED_PROXIES:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 INSTALLED_APPS = [
     "django.contrib.auth",
@@ -208,6 +215,10 @@ OAUTH2_PROVIDER = {
 SILENCED_SYSTEM_CHECKS = ["oauth2_provider.W008"]
 # Dynamic client registration: at most this many registrations a minute from one client address.
 OAUTH_REGISTRATIONS_PER_MINUTE = int(os.environ.get("OAUTH_REGISTRATIONS_PER_MINUTE", "30"))
+# Console sign-in: failed attempts allowed in 15 minutes for one email, and from one client address (higher:
+# an office shares one), before even the right password waits.
+LOGIN_FAILURES_PER_ACCOUNT = int(os.environ.get("LOGIN_FAILURES_PER_ACCOUNT", "10"))
+LOGIN_FAILURES_PER_ADDRESS = int(os.environ.get("LOGIN_FAILURES_PER_ADDRESS", "50"))
 LOGIN_REDIRECT_URL = "/"  # the console's home: the person's last project
 LOGOUT_REDIRECT_URL = "/login"
 X_FRAME_OPTIONS = "DENY"  # the consent card and the console pages are never framed
