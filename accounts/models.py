@@ -127,6 +127,8 @@ class OAuthGrant(AbstractGrant):
     connection = models.ForeignKey(
         "accounts.Connection", null=True, blank=True, on_delete=models.CASCADE, related_name="grants"
     )
+    # Kept once exchanged, so that a second use is recognised and what the code issued is revoked.
+    used_at = models.DateTimeField(null=True, blank=True)
 
     class Meta(AbstractGrant.Meta):
         swappable = "OAUTH2_PROVIDER_GRANT_MODEL"

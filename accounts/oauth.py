@@ -14,6 +14,7 @@ from django.utils import timezone
 from oauth2_provider.generators import generate_client_secret
 from oauth2_provider.oauth2_validators import OAuth2Validator
 from oauth2_provider.settings import oauth2_settings
+from oauthlib.oauth2.rfc6749.errors import InvalidGrantError
 
 from .models import (
     END_USER_ID_PATTERN, Access, Connection, EndUser, Membership, OAuthAccessToken, OAuthApplication, OAuthGrant,
@@ -337,6 +338,12 @@ class TwinOAuth2Validator(OAuth2Validator):
     is presented again (or revoked by its client)."""
 
     def validate_code(self, client_id, code, client, request, *args, **kwargs):
+        used = OAuthGrant.objects.filter(code=code, application=client, used_at__isnull=False).first()
+        if used is not None:
+            # RFC 6749 §4.1.2: a code presented twice has leaked; the tokens it issued are revoked with it.
+            if used.connection is not None:
+                connection_revoke(connection=used.connection)
+            return False
         if not super().validate_code(client_id, code, client, request, *args, **kwargs):
             return False
         grant = OAuthGrant.objects.select_related("connection__user").get(code=code, application=client)
@@ -344,6 +351,14 @@ class TwinOAuth2Validator(OAuth2Validator):
             return False
         request.connection = grant.connection
         return True
+
+    def invalidate_authorization_code(self, client_id, code, request, *args, **kwargs):
+        """Mark the code used instead of deleting it (the toolkit's way), so validate_code knows it again.
+        Only one exchange can mark it: of two at once, the second is refused."""
+        marked = OAuthGrant.objects.filter(code=code, application=request.client, used_at__isnull=True).update(
+            used_at=timezone.now())
+        if not marked:
+            raise InvalidGrantError(request=request)
 
     def validate_refresh_token(self, refresh_token, client, request, *args, **kwargs):
         valid = super().validate_refresh_token(refresh_token, client, request, *args, **kwargs)

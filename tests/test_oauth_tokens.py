@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from accounts.models import Connection, Membership, OAuthAccessToken, OAuthGrant, OAuthRefreshToken, Role
 from accounts.oauth import connection_revoke
+from accounts.tasks import clear_expired_tokens
 from tests.conftest import Api
 from tests.oauth_flow import (
     MCP_URL, REDIRECT_URI, answer, authorize_query, connect, consent, exchange, member, pkce, refresh, registered,
@@ -112,12 +113,39 @@ def test_no_reach_across_projects_or_end_users(alice, project, charlie, other_pr
     assert Api(theirs.key, "alice@example.com").tool("grep", pattern="Bluebird").status_code == 404
 
 
-def test_a_code_works_once(alice, project):
+def test_a_code_works_once_and_its_reuse_revokes_what_it_issued(alice, project):
+    """RFC 6749 §4.1.2: a code presented twice has leaked, so the tokens it was exchanged for end too."""
     app = registered()
     code, verifier = a_code(alice, app)
-    assert exchange(app, code, verifier).status_code == 200
+    tokens = exchange(app, code, verifier).json()
+    assert bearer(tokens).mcp("ping").status_code == 200
     again = exchange(app, code, verifier)
     assert again.status_code == 400 and again.json()["error"] == "invalid_grant"
+    assert bearer(tokens).mcp("ping").status_code == 401
+    assert refresh(app, tokens["refresh_token"]).json()["error"] == "invalid_grant"
+    assert Connection.objects.get().revoked_at is not None, "the app shows as disconnected"
+    assert exchange(app, code, verifier).json()["error"] == "invalid_grant", "and the code stays refused"
+
+
+def test_the_daily_cleanup_drops_spent_codes_and_keeps_live_tokens(alice, project, settings):
+    app = registered()
+    code, verifier = a_code(alice, app)
+    tokens = exchange(app, code, verifier).json()
+    OAuthGrant.objects.update(expires=timezone.now() - timedelta(minutes=1))
+    assert settings.CELERY_BEAT_SCHEDULE["clear-expired-tokens"]["task"] == clear_expired_tokens.name
+    clear_expired_tokens.delay()
+    assert not OAuthGrant.objects.exists()
+    assert bearer(tokens).mcp("ping").status_code == 200
+    assert refresh(app, tokens["refresh_token"]).status_code == 200
+
+
+def test_reusing_a_code_ends_only_its_own_sign_in(alice, project):
+    app = registered()
+    code, verifier = a_code(alice, app)
+    exchange(app, code, verifier)
+    other = connect(alice)  # another app, its own connection
+    assert exchange(app, code, verifier).status_code == 400
+    assert bearer(other).mcp("ping").status_code == 200
 
 
 def test_an_expired_code_is_refused(alice, project):

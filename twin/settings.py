@@ -142,6 +142,7 @@ CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_BEAT_SCHEDULE = {
     "sweep-unread": {"task": "memory.tasks.sweep_unread", "schedule": 60.0},
     "tend-own-indexes": {"task": "memory.tasks.tend_own_indexes", "schedule": 60.0},
+    "clear-expired-tokens": {"task": "accounts.tasks.clear_expired_tokens", "schedule": 24 * 3600.0},
 }
 # From how many passages an end user's memory gets its own search indexes (bench/README.md "Search latency").
 OWN_INDEX_PASSAGES = int(os.environ.get("OWN_INDEX_PASSAGES", "20000"))
