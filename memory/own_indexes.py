@@ -9,13 +9,13 @@ search's queries say `end_user_id = <n>`, which implies the indexes' predicate, 
 by itself. Every index is one more relation for the planner to weigh, so only big memories get them.
 
 The beat's tend_own_indexes builds them (concurrently: search and writes go on) and drops those whose end
-user is gone, whichever way they went (erased, or their project deleted).
+user is gone, whichever way they went (erased, or their project deleted), or whose memory has shrunk.
 """
 
 from django.conf import settings
 from django.db import connection
 
-from accounts.models import EndUser
+from .models import MemoryStats
 
 _METHODS = {
     "passage_embedding_u{id}": "USING hnsw (embedding halfvec_cosine_ops) WITH (m = 16, ef_construction = 64)",
@@ -64,12 +64,16 @@ def build(end_user_id: int) -> list[str]:
     return built
 
 
-def drop_orphans() -> list[str]:
-    """Drop the own indexes of end users who no longer exist. Returns the names dropped."""
+def drop_unwanted() -> list[str]:
+    """Drop the own indexes of end users who are gone, or whose memory has shrunk below half the size that
+    earns them (half: a memory that hovers around that size is not rebuilt again and again). Returns the
+    names dropped."""
     owner = {name: int(name.rsplit("_u", 1)[1]) for name in existing()}
-    alive = set(EndUser.objects.filter(pk__in=set(owner.values())).values_list("pk", flat=True))
-    orphans = [name for name, end_user in owner.items() if end_user not in alive]
+    kept = set(MemoryStats.objects.filter(end_user_id__in=set(owner.values()),
+                                          passages__gte=settings.OWN_INDEX_PASSAGES // 2)
+               .values_list("end_user_id", flat=True))  # an erased end user's statistics go with them
+    unwanted = [name for name, end_user in owner.items() if end_user not in kept]
     with connection.cursor() as cursor:
-        for name in orphans:
+        for name in unwanted:
             cursor.execute(f'DROP INDEX CONCURRENTLY IF EXISTS "{name}"')
-    return orphans
+    return unwanted

@@ -36,10 +36,10 @@ def sweep_unread(older_than_seconds: int = 30) -> int:
 @shared_task
 def tend_own_indexes() -> int:
     """Queue a build of the own search indexes of each big memory lacking them; drop those of end users
-    who are gone. Returns how many builds were queued."""
-    dropped = own_indexes.drop_orphans()
+    who are gone or whose memory has shrunk. Returns how many builds were queued."""
+    dropped = own_indexes.drop_unwanted()
     if dropped:
-        log.info("Dropped the own indexes of erased end users: %s", ", ".join(dropped))
+        log.info("Dropped own indexes no longer wanted: %s", ", ".join(dropped))
     wanted = own_indexes.wanted()
     for end_user_id in wanted:
         build_own_indexes.delay(end_user_id)

@@ -1,5 +1,5 @@
 """A big memory's own search indexes: built by the beat's task, taken by the planner, search answers the
-same, an interrupted build redone, and dropped when the end user is erased."""
+same, an interrupted build redone, and dropped when the end user is erased or the memory shrinks."""
 
 import pytest
 from django.db import IntegrityError, connection
@@ -86,3 +86,16 @@ def test_an_erased_memory_loses_its_own_indexes(api, big):
     assert api.tool("forget", all=True).status_code == 200
     tasks.tend_own_indexes()
     assert own_indexes_of(big) == {}
+
+
+def test_a_memory_that_shrinks_to_half_the_size_loses_them(api, big):
+    tasks.tend_own_indexes()
+    assert len(own_indexes_of(big)) == 2
+    # 26 passages: under the size (30), over half of it
+    assert api.tool("forget", ids=[f"d{i}" for i in range(10)]).status_code == 200
+    tasks.tend_own_indexes()
+    assert len(own_indexes_of(big)) == 2, "a memory hovering around the size keeps them"
+    assert api.tool("forget", ids=[f"d{i}" for i in range(10, 25)]).status_code == 200  # 11 passages
+    tasks.tend_own_indexes()
+    assert own_indexes_of(big) == {}
+    assert api.tool("search", query=QUESTION).json()["hits"][0]["item_ids"] == ["ines"]
