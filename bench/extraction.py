@@ -1,4 +1,4 @@
-"""Measure the rule-based fact extractor (memory/extract.py).
+"""Measure the rule-based fact extractor (memory/extraction/extractor.py).
 
     .venv/bin/python bench/extraction.py            # tables ready for bench/README.md
     .venv/bin/python bench/extraction.py --errors   # also list every miss and every wrong fact
@@ -37,8 +37,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memory.extract import ATTRIBUTES, extract  # noqa: E402
-from memory.extract_rules import JOB_HEADS, PETS  # noqa: E402
+from memory.extraction.extractor import ATTRIBUTES, extract  # noqa: E402
+from memory.extraction.rules import JOB_HEADS, PETS  # noqa: E402
 
 CASES = ROOT / "bench" / "extraction_cases.jsonl"
 LOCOMO = Path("/work/shared/bench/locomo-dev")

@@ -103,7 +103,7 @@ def main():
 
     from accounts.services import api_key_create, project_get_or_create
     from bench.locomo_data import items, queries
-    from memory import retrieval
+    from memory.query import retrieval
 
     project, _ = project_get_or_create(name="LoCoMo bench", owner_email="bench@example.com")
     _, key = api_key_create(project=project, access="write", name="locomo bench")

@@ -7,7 +7,7 @@ lightly shuffled, and its vectors, the turn, the turn read with the one before i
 embedded once by the product's own model and cached under var/bench-cache/) with gaussian noise added to
 the vectors and renormalised; threads are runs of ~20 consecutive turns, dated over five years. Loaded with
 COPY (indexes dropped first and rebuilt after, as the migrations define them), statistics filled with one
-SQL each, as memory/stats.py keeps them; the big end user gets its own indexes (memory/own_indexes.py).
+SQL each, as memory/read/stats.py keeps them; the big end user gets its own indexes (memory/read/own_indexes.py).
 
 Then asks LoCoMo dev questions through POST /v1/memory/search (Django test client, in-process, a real key)
 for the big and the small end user, in the ranked-list mode (`scope`) and the brief mode, and reports
@@ -76,7 +76,7 @@ def base_turns():
     """The 2,760 LoCoMo dev turns with their vectors (text, context, sentences), embedded once and cached."""
     from bench.locomo_data import items
     from memory import embeddings
-    from memory.reading import sentences
+    from memory.read.pipeline import sentences
 
     turns, previous = [], {}
     for row in items():
@@ -226,7 +226,7 @@ def fill(end_users: list[tuple[int, int]]):
         for table, column in (("memory_item", item_id), ("memory_thread", thread_id),
                               ("memory_passage", passage_id), ("memory_passagesentence", sentence_id)):
             cur.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), %s)", [max(column, 1)])
-        # What memory/stats.py keeps as passages are written, in one statement each.
+        # What memory/read/stats.py keeps as passages are written, in one statement each.
         cur.execute("INSERT INTO memory_termstat (end_user_id, term, df) SELECT end_user_id, lexeme, count(*) "
                     "FROM memory_passage, unnest(search) GROUP BY end_user_id, lexeme")
         cur.execute("INSERT INTO memory_memorystats (end_user_id, passages, lexemes) "
@@ -311,7 +311,9 @@ def measure(key: str, users: dict[str, int], n_queries: int):
     from django.test import Client
 
     from bench.locomo_data import queries
-    from memory import embeddings, own_indexes, retrieval
+    from memory import embeddings
+    from memory.read import own_indexes
+    from memory.query import retrieval
 
     rng = np.random.default_rng(SEED)
     questions = [q["question"] for q in queries()]
@@ -363,7 +365,7 @@ def measure(key: str, users: dict[str, int], n_queries: int):
         for user, size in users.items():
             for mode, extra in (("ranked", {"scope": "passages/"}), ("brief", {})):
                 run(f"{size:,} passages, {mode}", user, extra)
-        # The same run's baseline for own indexes (memory/own_indexes.py): the big memory searched through
+        # The same run's baseline for own indexes (memory/read/own_indexes.py): the big memory searched through
         # the shared indexes alone, its own dropped in a transaction that is rolled back.
         with transaction.atomic():
             with connection.cursor() as cursor:
@@ -381,7 +383,7 @@ def measure(key: str, users: dict[str, int], n_queries: int):
 
 
 def explain(end_user: int, question: str):
-    from memory import retrieval
+    from memory.query import retrieval
 
     filters = retrieval.Filters(current_at=datetime.now(timezone.utc))
     for source, plan in retrieval.explain(end_user, question, filters).items():
@@ -413,8 +415,8 @@ def main():
         setup(fresh=True)
         project, users = bench_users()
         fill([(users[name].pk, size) for name, size in shape])
-    # What the beat's tend_own_indexes does for a big memory (memory/own_indexes.py).
-    from memory import own_indexes
+    # What the beat's tend_own_indexes does for a big memory (memory/read/own_indexes.py).
+    from memory.read import own_indexes
 
     for end_user in own_indexes.wanted():
         started = time.perf_counter()

@@ -14,7 +14,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from accounts.selectors import end_user_count, end_user_of_project, end_users_of_project
-from memory import browse, history
+from memory.query import browse, history
 from memory.errors import CannotAnswer
 from memory.paths import passage_id
 from memory.selectors import Memory

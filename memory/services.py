@@ -1,4 +1,4 @@
-"""Writes on memory: add (and edit by id), correct, forget. Reads are in browse.py and search.py."""
+"""Writes on memory: add (and edit by id), correct, forget. Reads are in query/."""
 
 import time
 import uuid
@@ -7,7 +7,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from . import stats
+from .read import stats
 from .errors import CannotAnswer, InvalidArguments
 from .limits import DEFAULT_KIND, WAIT_SECONDS
 from .models import Item, ItemVersion, Passage
@@ -149,8 +149,8 @@ def memory_forget(*, memory: Memory, ids: list[str] | None = None, path: str | N
 
     Everything derived from the erased items (passages, embeddings, the index's lines) goes with them.
     """
-    from .facts import forget_facts
-    from .written_index import rewrite_index
+    from .read.facts import forget_facts
+    from .read.written_index import rewrite_index
 
     if not (ids or path or everything):
         raise InvalidArguments("Say what to forget: ids, path, or all: true.", field="ids")

@@ -1,4 +1,4 @@
-"""Celery tasks: thin, taking ids, idempotent, retried; the work is in reading.py."""
+"""Celery tasks: thin, taking ids, idempotent, retried; the work is in read/pipeline.py."""
 
 import logging
 from datetime import timedelta
@@ -7,7 +7,8 @@ from celery import shared_task
 from celery.signals import worker_init, worker_ready
 from django.core.cache import cache
 
-from . import embeddings, own_indexes, reading
+from . import embeddings
+from .read import own_indexes, pipeline
 
 log = logging.getLogger(__name__)
 SWEEP_BATCH = 200
@@ -16,7 +17,7 @@ SWEEP_BATCH = 200
 @shared_task(autoretry_for=(Exception,), retry_backoff=2, retry_backoff_max=60, max_retries=8)
 def read_items(item_pks: list[int]) -> int:
     """Read the given items; safe to run again, or at the same time as another read of them."""
-    return reading.read_items(item_pks)
+    return pipeline.read_items(item_pks)
 
 
 @shared_task
@@ -25,7 +26,7 @@ def sweep_unread(older_than_seconds: int = 30) -> int:
 
     Only items older than `older_than_seconds`, so reads queued a moment ago are not queued twice.
     """
-    pks = reading.unread_item_pks(older_than=timedelta(seconds=older_than_seconds))
+    pks = pipeline.unread_item_pks(older_than=timedelta(seconds=older_than_seconds))
     for start in range(0, len(pks), SWEEP_BATCH):
         read_items.delay(pks[start : start + SWEEP_BATCH])
     if pks:

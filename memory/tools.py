@@ -13,7 +13,8 @@ from typing import Callable
 from accounts.auth import Context
 from accounts.errors import ApiError
 
-from . import browse, history, search, services, usage
+from .query import browse, history, search
+from . import services, usage
 from .connectors import how_they_work, lessons, recall
 from .connectors import next as next_steps
 from .limits import (

@@ -11,7 +11,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from memory import reading
+from memory.read import pipeline
 from memory.models import Item, Passage
 from tests.conftest import TEST_QUEUE
 from tests.worker import ROOT, running_worker
@@ -73,8 +73,8 @@ def test_reading_twice_changes_nothing(api):
     before = list(Passage.objects.order_by("pk").values("pk", "path", "text", "item_ids"))
     pks = list(Item.objects.values_list("pk", flat=True))
     Item.objects.update(read_version=0)  # as if the first read had been lost after writing
-    reading.read_items(pks)
-    reading.read_items(pks)
+    pipeline.read_items(pks)
+    pipeline.read_items(pks)
     after = list(Passage.objects.order_by("path").values("path", "text", "item_ids"))
     assert after == sorted(({k: v for k, v in p.items() if k != "pk"} for p in before), key=lambda p: p["path"])
 

@@ -4,7 +4,7 @@ from datetime import date, datetime
 
 import pytest
 
-from memory.extract import ATTRIBUTES, Fact, extract
+from memory.extraction.extractor import ATTRIBUTES, Fact, extract
 
 AT = datetime(2025, 5, 14, 10, 0)  # a Wednesday
 

@@ -8,7 +8,9 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from memory import extract, facts, llm
+from memory.extraction import extractor
+from memory.read import facts
+from memory import llm
 from tests.fake_llm import KEY, MODEL, fake_llm  # noqa: F401  (the fixture)
 
 AT = datetime(2024, 5, 1, 12, tzinfo=UTC)
@@ -98,9 +100,9 @@ def test_extract_facts_reads_the_models_json_and_drops_what_does_not_fit(fake_ll
     ]})
     found = llm.extract_facts(text, author="ana", at=AT, end_user="u_1")
     assert found == [
-        extract.Fact("Ana", "home_city", "Lisbon", date(2023, 1, 1)),
-        extract.Fact("Jane", "employer", "Google"),
-        extract.Fact("Ana", "sibling", "Jane"),
+        extractor.Fact("Ana", "home_city", "Lisbon", date(2023, 1, 1)),
+        extractor.Fact("Jane", "employer", "Google"),
+        extractor.Fact("Ana", "sibling", "Jane"),
     ]
     assert found[0].evidence == "I moved to Lisbon last year." and found[1].evidence == ""
 
@@ -108,7 +110,7 @@ def test_extract_facts_reads_the_models_json_and_drops_what_does_not_fit(fake_ll
     fmt = body["response_format"]
     assert fmt["type"] == "json_schema" and fmt["json_schema"]["name"] == "facts" and fmt["json_schema"]["strict"]
     item = fmt["json_schema"]["schema"]["properties"]["facts"]["items"]
-    assert item["properties"]["attribute"]["enum"] == list(extract.ATTRIBUTES)
+    assert item["properties"]["attribute"]["enum"] == list(extractor.ATTRIBUTES)
     assert sorted(item["required"]) == sorted(item["properties"])
     messages = fake_llm.messages()
     assert "Ana" in messages["system"] and "2024-05-01" in messages["system"]
@@ -117,7 +119,7 @@ def test_extract_facts_reads_the_models_json_and_drops_what_does_not_fit(fake_ll
 
 def test_extract_facts_resolves_first_person_to_the_end_user_without_an_author(fake_llm):
     fake_llm.reply("```json\n" + json.dumps({"facts": [row("me", "diet", "vegan", ended=False)]}) + "\n```")
-    assert llm.extract_facts("I'm vegan.", author=None, at=AT, end_user="u_7") == [extract.Fact("u_7", "diet", "vegan")]
+    assert llm.extract_facts("I'm vegan.", author=None, at=AT, end_user="u_7") == [extractor.Fact("u_7", "diet", "vegan")]
 
 
 @pytest.mark.parametrize("answers", [["Sure! Ana lives in Lisbon."], ['{"facts": "none"}'], [500, 500]])
@@ -126,7 +128,7 @@ def test_extract_facts_falls_back_to_the_rules(fake_llm, answers):
         fake_llm.fail(answer) if isinstance(answer, int) else fake_llm.reply(answer)
     text = "I moved to Lisbon last year."
     found = llm.extract_facts(text, author="Ana", at=AT)
-    assert found == extract.extract(text, author="Ana", at=AT) and found
+    assert found == extractor.extract(text, author="Ana", at=AT) and found
     assert len(fake_llm.requests) == len(answers)
 
 
@@ -205,14 +207,14 @@ def test_brief_answer_over_a_real_search_answer(api, fake_llm):
 
 def test_the_read_uses_the_model_when_configured(settings):
     settings.LLM_BASE_URL, settings.LLM_API_KEY = "", ""
-    assert facts.extractor() is extract.extract
+    assert facts.fact_extractor() is extractor.extract
     settings.LLM_BASE_URL, settings.LLM_API_KEY = "http://127.0.0.1:9/v1", "k"
-    assert facts.extractor() is llm.extract_facts
+    assert facts.fact_extractor() is llm.extract_facts
 
 
 def test_the_background_read_records_what_the_model_extracted(api, fake_llm):
     text = "Ever since the move, my mornings start with a walk along the harbour in Reykjavik."
-    assert extract.extract(text, author="Ana", at=AT) == []  # the rules find nothing here: the fact is the model's
+    assert extractor.extract(text, author="Ana", at=AT) == []  # the rules find nothing here: the fact is the model's
     fake_llm.reply_json({"facts": [row("I", "home_city", "Reykjavik", evidence=text)]})
     api.add({"text": text, "author": "Ana"}, wait=True)
     assert len(fake_llm.requests) == 1 and text in fake_llm.messages()["user"]

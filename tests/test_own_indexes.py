@@ -5,7 +5,8 @@ import pytest
 from django.db import IntegrityError, connection
 
 from accounts.models import EndUser
-from memory import retrieval, tasks
+from memory.query import retrieval
+from memory import tasks
 
 QUESTION = "Where did Ines move to?"
 TOPICS = ["the garden", "a new recipe", "the football", "work deadlines", "the weather", "a film", "the budget"]

@@ -63,7 +63,7 @@ def database_config(var_dir: Path) -> dict:
     config = dj_database_url.parse(url) if url else _embedded_uri(var_dir)
     config["CONN_MAX_AGE"] = int(os.environ.get("DB_CONN_MAX_AGE", "60"))
     config["CONN_HEALTH_CHECKS"] = True
-    # Search (memory/retrieval.py, bench/README.md "Search latency"): a filtered HNSW scan goes on until it
+    # Search (memory/query/retrieval.py, bench/README.md "Search latency"): a filtered HNSW scan goes on until it
     # has enough rows of the end user (pgvector >= 0.8; without it a big filter silently returns fewer), and
     # no JIT compilation, which costs more than the short queries it would speed up.
     options = ["-c hnsw.iterative_scan=relaxed_order", "-c jit=off"]

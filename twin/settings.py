@@ -138,7 +138,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 600}
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER")
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 # The sweep re-queues items whose read was lost (broker or worker down); tend-own-indexes gives big memories
-# their own search indexes (memory/own_indexes.py). `celery -A twin worker -B` runs both.
+# their own search indexes (memory/read/own_indexes.py). `celery -A twin worker -B` runs both.
 CELERY_BEAT_SCHEDULE = {
     "sweep-unread": {"task": "memory.tasks.sweep_unread", "schedule": 60.0},
     "tend-own-indexes": {"task": "memory.tasks.tend_own_indexes", "schedule": 60.0},

@@ -15,7 +15,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.db.models import CharField, F, Func
 from django.utils import timezone
 
-from .. import retrieval, search
+from ..query import retrieval, search
 from ..paths import iso
 from ..selectors import Memory
 from .events import CHAT, authors, events, passages_of

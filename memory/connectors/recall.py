@@ -12,8 +12,9 @@ import re
 
 from django.conf import settings
 
-from .. import llm, search
-from ..browse import passage_json
+from .. import llm
+from ..query import search
+from ..query.browse import passage_json
 from ..paths import iso
 from ..selectors import Memory
 from ..validation import parse_date

@@ -17,7 +17,8 @@ from django.db.models import F
 
 from accounts.auth import Context
 from accounts.models import Access, Project
-from memory import reading, tools
+from memory.read import pipeline
+from memory import tools
 from memory.limits import ITEMS_MAX
 from memory.selectors import Memory
 
@@ -59,7 +60,7 @@ class Command(BaseCommand):
         while unread.exists() and time.monotonic() < deadline:
             time.sleep(0.2)
         if unread.exists():
-            read = reading.read_items(list(unread.values_list("pk", flat=True)))
+            read = pipeline.read_items(list(unread.values_list("pk", flat=True)))
             self.stderr.write(f"No worker read them in {WORKER_GRACE} s; read {read} items in-process.")
         self.stdout.write(f"Loaded {len(items)} events ({added} new or changed) into {account!r} "
                           f"of project {context.project.slug}.")

@@ -1,7 +1,7 @@
 """Hybrid retrieval for memory_search: candidates from PostgreSQL, one linear score in Python.
 
 Candidates, all within one end user's memory and its date/scope filters: the CANDIDATES nearest passages
-by vector (pgvector HNSW with iterative scans, a big memory's own indexes from own_indexes.py, or an exact
+by vector (pgvector HNSW with iterative scans, a big memory's own indexes from read/own_indexes.py, or an exact
 scan when the memory is small), the CANDIDATES best full-text matches on the question's rarer words
 (matching_terms), and every one's neighbour either side in its thread. (A third source, the passages of
 the nearest sentences, found nothing the others missed on LoCoMo and cost a second HNSW index; sentences
@@ -21,7 +21,8 @@ import numpy as np
 from django.db import connection
 from pgvector import Vector
 
-from . import embeddings, stats
+from .. import embeddings
+from ..read import stats
 
 CANDIDATES = 35
 MATCH_BUDGET = 1_000  # passages the text source ranks at most (see matching_terms)

@@ -9,13 +9,14 @@ import re
 
 from django.utils import timezone
 
-from . import history, llm, retrieval
+from . import history, retrieval
+from .. import llm
 from .browse import passage_json
-from .extract import ATTRIBUTES
-from .facts import subject_key
-from .limits import SEARCH_HITS
-from .selectors import Memory
-from .validation import parse_date
+from ..extraction.extractor import ATTRIBUTES
+from ..read.facts import subject_key
+from ..limits import SEARCH_HITS
+from ..selectors import Memory
+from ..validation import parse_date
 
 
 def ranked(memory: Memory, query: str, *, before=None, after=None, scope: str = "", current: bool = True,

@@ -1,6 +1,6 @@
 """Word lists, date arithmetic and the grammar (regular expressions) of the rule-based fact extractor.
 
-memory/extract.py applies these patterns and turns matches into facts; keeping the patterns here lets the
+memory/extraction/extractor.py applies these patterns and turns matches into facts; keeping the patterns here lets the
 word lists and rules grow without burying the logic that decides what counts as a fact. Everything here is
 pure and deterministic: dates resolve against the item's own time, never the clock.
 """
@@ -244,7 +244,7 @@ def gerund(verb: str) -> str:
     return verb + "ing"
 
 
-# ---- the grammar: subjects, verbs, values (read by memory/extract.py) ----------------------------------
+# ---- the grammar: subjects, verbs, values (read by memory/extraction/extractor.py) ----------------------------------
 
 _CAP = r"[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ'’-]+"
 NAME = rf"{_CAP}(?: {_CAP})?"

@@ -2,10 +2,10 @@
 
 from django.db.models import Count, Max, Min
 
-from .history import subject_path, subjects
-from .models import WrittenIndex
-from .paths import PLURAL
-from .selectors import Memory
+from ..query.history import subject_path, subjects
+from ..models import WrittenIndex
+from ..paths import PLURAL
+from ..selectors import Memory
 
 THREADS_LISTED = 100
 

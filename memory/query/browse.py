@@ -3,11 +3,11 @@
 from django.db.models import Count, Max, Min
 
 from . import history
-from .errors import CannotAnswer
-from .models import Passage
-from .paths import INDEX_PATH, PLURAL, iso, parse_passage_id, passage_id
-from .selectors import Memory
-from .validation import parse_date
+from ..errors import CannotAnswer
+from ..models import Passage
+from ..paths import INDEX_PATH, PLURAL, iso, parse_passage_id, passage_id
+from ..selectors import Memory
+from ..validation import parse_date
 
 CHILDREN_MAX = 1_000
 

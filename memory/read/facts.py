@@ -5,8 +5,8 @@ from datetime import UTC, date, datetime, time
 from django.conf import settings
 from django.utils import timezone
 
-from . import extract
-from .models import Fact, Item, Passage
+from ..extraction import extractor
+from ..models import Fact, Item, Passage
 
 
 def subject_key(subject: str) -> str:
@@ -21,16 +21,16 @@ def _moment(value: date | datetime | None, default: datetime) -> datetime:
     return datetime.combine(value, time(), tzinfo=UTC)
 
 
-def extractor():
+def fact_extractor():
     """The rule-based extractor, or the model's when one is configured."""
     if settings.LLM_BASE_URL and settings.LLM_API_KEY:
-        from .llm import extract_facts
+        from ..llm import extract_facts
 
         return extract_facts
-    return extract.extract
+    return extractor.extract
 
 
-def _source(fact: extract.Fact, passages: list[Passage]) -> Passage | None:
+def _source(fact: extractor.Fact, passages: list[Passage]) -> Passage | None:
     for passage in passages:
         if fact.evidence and fact.evidence[:80] in passage.text:
             return passage
@@ -41,10 +41,10 @@ def record_facts(item: Item, passages: list[Passage]) -> int:
     """Retract what the item's earlier text said, then record what its current text says."""
     now = timezone.now()
     Fact.objects.filter(item=item, retracted_at__isnull=True).update(retracted_at=now, retraction="edited")
-    found = extractor()(item.text, author=item.author or None, at=item.at, end_user=item.end_user.external_id)
+    found = fact_extractor()(item.text, author=item.author or None, at=item.at, end_user=item.end_user.external_id)
     rows = []
     for fact in found:
-        single = extract.ATTRIBUTES.get(fact.attribute)
+        single = extractor.ATTRIBUTES.get(fact.attribute)
         if single is None:
             continue
         if fact.correction and single.single:
@@ -66,7 +66,7 @@ def record_facts(item: Item, passages: list[Passage]) -> int:
     return len(rows)
 
 
-def _retract_corrected(item: Item, fact: extract.Fact, now: datetime) -> None:
+def _retract_corrected(item: Item, fact: extractor.Fact, now: datetime) -> None:
     """'Actually, I live in Braga, not Porto': the value said before this is withdrawn, not ended."""
     earlier = (Fact.objects.filter(end_user_id=item.end_user_id, subject_key=subject_key(fact.subject),
                                    attribute=fact.attribute, kind="value", retracted_at__isnull=True,

@@ -13,12 +13,12 @@ from django.db.models import F, Func, Q, TextField, Value
 from django.utils import timezone
 from django.utils.text import slugify
 
-from .errors import CannotAnswer
-from .extract import ATTRIBUTES
-from .facts import subject_key
-from .models import Fact
-from .paths import iso
-from .selectors import Memory
+from ..errors import CannotAnswer
+from ..extraction.extractor import ATTRIBUTES
+from ..read.facts import subject_key
+from ..models import Fact
+from ..paths import iso
+from ..selectors import Memory
 
 
 @dataclass

@@ -15,7 +15,7 @@ user is gone, whichever way they went (erased, or their project deleted), or who
 from django.conf import settings
 from django.db import connection
 
-from .models import MemoryStats
+from ..models import MemoryStats
 
 _METHODS = {
     "passage_embedding_u{id}": "USING hnsw (embedding halfvec_cosine_ops) WITH (m = 16, ef_construction = 64)",

@@ -19,12 +19,13 @@ from django.utils import timezone
 
 from accounts.models import EndUser
 
-from . import embeddings, stats
+from .. import embeddings
+from . import stats
 from .cutting import cut
 from .facts import record_facts
-from .models import Item, Passage, PassageSentence, Thread
-from .paths import passage_path, thread_id
-from .selectors import Memory
+from ..models import Item, Passage, PassageSentence, Thread
+from ..paths import passage_path, thread_id
+from ..selectors import Memory
 from .written_index import rewrite_index
 
 log = logging.getLogger(__name__)

@@ -16,12 +16,10 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from memory import extract_rules as L
-from memory.extract_rules import (  # the grammar lives there; this file applies it
-    EMAIL, NAME, PHONE, REL, RULES, _BARE, _BDAY,
-    _CONTACT, _CORRECTION, _COUPLE, _COUPLE_RX, _FUTURE, _HYPO, _PAST,
-    _PAST_STATE, _REACH, _REJECT_START, _RELSCAN, _STOP, _THIRD, _TITLE,
-    _VERBISH,
+from memory.extraction import rules as L
+from memory.extraction.rules import (  # the grammar lives there; this file applies it
+    EMAIL, NAME, PHONE, REL, RULES, _BARE, _BDAY, _CONTACT, _CORRECTION, _COUPLE, _COUPLE_RX, _FUTURE, _HYPO,
+    _PAST, _PAST_STATE, _REACH, _REJECT_START, _RELSCAN, _STOP, _THIRD, _TITLE, _VERBISH,
 )
 
 
