@@ -7,7 +7,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from accounts.oauth import mcp_resource_url
+from accounts.resource import mcp_resource_url
 from accounts.selectors import api_key_of_project, api_keys_of_project
 from accounts.services import api_key_create, api_key_revoke
 

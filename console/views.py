@@ -16,11 +16,12 @@ from django.utils.decorators import method_decorator
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from accounts.oauth import (
-    ACCESS_LABELS, connection_of_project, connection_of_user, connection_revoke, connections_of_project,
-    connections_of_user, mcp_resource_url,
+from accounts.connections import (
+    connection_of_project, connection_of_user, connection_revoke, connections_of_project, connections_of_user,
 )
+from accounts.consent import ACCESS_LABELS
 from accounts.permissions import can
+from accounts.resource import mcp_resource_url
 from accounts.selectors import membership_of, memberships_of_user
 from accounts.selectors import project_overview as overview_counts
 from accounts.services import AccountsError, project_create, user_sign_up

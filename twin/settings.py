@@ -5,6 +5,8 @@ import secrets
 from datetime import timedelta
 from pathlib import Path
 
+from accounts.scopes import DEFAULT_SCOPES, SCOPES
+
 from .database import database_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -180,10 +182,10 @@ OAUTH2_PROVIDER_REFRESH_TOKEN_MODEL = "accounts.OAuthRefreshToken"
 OAUTH2_PROVIDER_GRANT_MODEL = "accounts.OAuthGrant"
 OAUTH2_PROVIDER_ID_TOKEN_MODEL = "accounts.OAuthIDToken"
 OAUTH2_PROVIDER = {
-    "OAUTH2_VALIDATOR_CLASS": "accounts.oauth.TwinOAuth2Validator",
-    "SCOPES": {"memory:read": "Read memory", "memory:write": "Save to memory"},
+    "OAUTH2_VALIDATOR_CLASS": "accounts.oauth_validator.TwinOAuth2Validator",
+    "SCOPES": SCOPES,
     # A client that names no scope is offered both; the person chooses the access on the card.
-    "DEFAULT_SCOPES": ["memory:read", "memory:write"],
+    "DEFAULT_SCOPES": DEFAULT_SCOPES,
     "ACCESS_TOKEN_EXPIRE_SECONDS": int(timedelta(minutes=15).total_seconds()),
     "REFRESH_TOKEN_EXPIRE_SECONDS": int(timedelta(days=30).total_seconds()),
     "AUTHORIZATION_CODE_EXPIRE_SECONDS": 60,
