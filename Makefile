@@ -57,14 +57,15 @@ chromium:
 
 # Migrating also starts the embedded PostgreSQL when DATABASE_URL is unset.
 migrate: $(VENV)/.installed
-	@$(PY) manage.py migrate --noinput -v 0
+	@TWIN_PROCESS=command $(PY) manage.py migrate --noinput -v 0
 	@echo "Database migrated"
 
+# Each process names its kind (TWIN_PROCESS, read once by twin/settings.py).
 run: setup
-	@$(PY) manage.py demo --port $(PORT)
+	@TWIN_PROCESS=command $(PY) manage.py demo --port $(PORT)
 	@trap 'kill 0' INT TERM; \
-	$(VENV)/bin/celery -A twin worker -B --loglevel=info --concurrency=2 --schedule var/celerybeat-schedule & \
-	$(VENV)/bin/gunicorn twin.wsgi --bind $(HOST):$(PORT) --workers 2 --threads 8 --access-logfile - & \
+	TWIN_PROCESS=worker $(VENV)/bin/celery -A twin worker -B --loglevel=info --concurrency=2 --schedule var/celerybeat-schedule & \
+	TWIN_PROCESS=web $(VENV)/bin/gunicorn twin.wsgi --bind $(HOST):$(PORT) --workers 2 --threads 8 --access-logfile - & \
 	wait
 
 # Two pytest workers (each with its own test database and Celery queue): about 1.7 times faster on 2 cores.

@@ -12,7 +12,8 @@ from rest_framework.authentication import BaseAuthentication
 
 from .errors import ApiError
 from .models import END_USER_ID_MAX, END_USER_ID_PATTERN, Access, ApiKey, Connection, EndUser, Project
-from .oauth import InvalidToken, connection_for_access_token, connection_touch, mcp_resource_url
+from .connections import InvalidToken, connection_for_access_token, connection_touch
+from .resource import mcp_resource_url
 from .services import KEY_PREFIX, api_key_touch, end_user_get_or_create, hash_key
 
 ACCOUNT_HEADER = "X-Twin-Account"

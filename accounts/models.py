@@ -17,6 +17,9 @@ from oauth2_provider.models import (
 END_USER_ID_PATTERN = re.compile(r"^[A-Za-z0-9_\-.:@]{1,128}$")
 END_USER_ID_MAX = 128
 
+# A key's or a connection's last_used_at is written at most this often, so reads don't each cost a write.
+LAST_USED_EVERY_SECONDS = 60
+
 
 class UserManager(BaseUserManager):
     use_in_migrations = True

@@ -1,8 +1,9 @@
 """Who may do what in a project: the one table of capabilities and the roles that have them.
 
-Every console page and the playground ask `can(role, capability)` (through console.access.project_for), so a
-role's reach is decided here and nowhere else. A capability the role lacks answers 404 in the console, the
-same as a project that does not exist, so nothing can be probed.
+Every console page and the playground ask `can(role, capability)` (through console.access.project_for), and
+so do the consent card and a live OAuth connection (accounts.consent, accounts.connections), so a role's reach
+is decided here and nowhere else. A capability the role lacks answers 404 in the console, the same as a
+project that does not exist, so nothing can be probed.
 """
 
 from .models import Role
@@ -25,6 +26,9 @@ CAPABILITIES: dict[str, frozenset] = {
     "view_usage": EVERYONE,
     "use_playground": EVERYONE,                        # read tools
     "run_write_tools": frozenset({OWNER, ADMIN, MEMBER}),
+    # Signing an app in by OAuth (the consent card), and what the connection keeps reaching afterwards:
+    "connect_any_end_user": frozenset({OWNER, ADMIN, MEMBER}),  # else only the person's own end user
+    "grant_write": frozenset({OWNER, ADMIN, MEMBER}),           # a Viewer grants Read only
 }
 
 
@@ -33,6 +37,16 @@ def can(role: str | None, capability: str) -> bool:
     if capability not in CAPABILITIES:
         raise KeyError(f"Unknown capability {capability!r}")
     return role in CAPABILITIES[capability]
+
+
+def roles_with(capability: str) -> list[Role]:
+    """The roles that have `capability`, in the order Role lists them (for the words on a page)."""
+    return [role for role in Role if can(role, capability)]
+
+
+def roles_without(capability: str) -> list[Role]:
+    """The roles that lack `capability`, in the order Role lists them."""
+    return [role for role in Role if not can(role, capability)]
 
 
 def capabilities_of(role: str | None) -> frozenset[str]:

@@ -13,9 +13,10 @@ from .models import ApiKey, EndUser, Invitation, Membership, Project, Role, User
 from .services import hash_key
 
 END_USERS_PAGE = 50
+ACTIVE_DAYS = 7  # an end user is "active" on the Overview when memory was used for them this recently
 
-# Order of importance, for listing members and the switcher.
-ROLE_ORDER = {Role.OWNER: 0, Role.ADMIN: 1, Role.MEMBER: 2, Role.VIEWER: 3}
+# Order of importance, for listing members: the order Role lists them (Owner first).
+ROLE_ORDER = {role: rank for rank, role in enumerate(Role)}
 
 
 def membership_of(*, user: User, slug: str) -> Membership | None:
@@ -33,7 +34,7 @@ def memberships_of_user(*, user: User) -> list[Membership]:
 def members_of_project(*, project: Project) -> list[Membership]:
     """The project's members, Owners first, then by email."""
     members = Membership.objects.filter(project=project).select_related("user")
-    return sorted(members, key=lambda m: (ROLE_ORDER.get(m.role, 9), m.user.email))
+    return sorted(members, key=lambda m: (ROLE_ORDER.get(m.role, len(ROLE_ORDER)), m.user.email))
 
 
 def membership_of_project(*, project: Project, pk: int) -> Membership | None:
@@ -109,7 +110,7 @@ def project_overview(*, project: Project) -> dict:
         "end_users": EndUser.objects.filter(project=project).count(),
         "connections": project.connections.filter(revoked_at__isnull=True).count(),
         "active_end_users": EndUser.objects.filter(
-            project=project, last_active_at__gte=timezone.now() - timedelta(days=7)).count(),
+            project=project, last_active_at__gte=timezone.now() - timedelta(days=ACTIVE_DAYS)).count(),
     }
 
 

@@ -10,10 +10,14 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
-from .models import Access, ApiKey, EndUser, Invitation, Membership, Project, Role, User
+from .connections import connection_revoke
+from .models import LAST_USED_EVERY_SECONDS, Access, ApiKey, EndUser, Invitation, Membership, Project, Role, User
+from .permissions import can
 
 KEY_PREFIX = "tm_"
 KEY_DISPLAY_LENGTH = 11  # "tm_" and 8 characters: enough to tell keys apart, useless to an attacker
+SECRET_BYTES = 32  # of randomness in a key or an invitation token: 256 bits, 43 URL-safe characters
+SLUG_BASE_MAX = 60  # of the slug's 80 characters, leaving room for the "-2", "-3"… that make it unique
 
 
 def hash_key(raw_key: str) -> str:
@@ -30,7 +34,7 @@ def user_get_or_create(*, email: str) -> tuple[User, bool]:
 
 
 def _unique_slug(name: str) -> str:
-    base = slugify(name)[:60] or "project"
+    base = slugify(name)[:SLUG_BASE_MAX] or "project"
     slug, n = base, 1
     while Project.objects.filter(slug=slug).exists():
         n += 1
@@ -59,7 +63,7 @@ def api_key_create(*, project: Project, access: str, name: str = "", created_by:
     """Mint a key. Returns (ApiKey, raw key); the raw key is never stored and cannot be shown again."""
     if access not in Access.values:
         raise ValueError(f"access must be one of {', '.join(Access.values)}")
-    raw = KEY_PREFIX + secrets.token_urlsafe(32)  # 43 URL-safe characters
+    raw = KEY_PREFIX + secrets.token_urlsafe(SECRET_BYTES)
     key = ApiKey.objects.create(
         project=project,
         name=name,
@@ -81,7 +85,7 @@ def api_key_revoke(*, key: ApiKey) -> None:
 def api_key_touch(*, key: ApiKey) -> None:
     """Record use, at most once a minute per key, so reads don't each cost a write."""
     now = timezone.now()
-    if key.last_used_at is None or (now - key.last_used_at).total_seconds() > 60:
+    if key.last_used_at is None or (now - key.last_used_at).total_seconds() > LAST_USED_EVERY_SECONDS:
         ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
         key.last_used_at = now
 
@@ -141,8 +145,6 @@ def project_delete(*, project: Project, confirmation: str) -> None:
 # --- Members and invitations ----------------------------------------------------------------------------
 
 def _may_touch_owner_role(actor_role: str) -> bool:
-    from .permissions import can
-
     return can(actor_role, "manage_owners")
 
 
@@ -174,8 +176,6 @@ def membership_remove(*, membership: Membership, actor_role: str) -> None:
             raise AccountsError("Only an Owner can remove an Owner.")
         if _lock_owners(membership.project) <= 1:
             raise AccountsError("A project always keeps an Owner: make someone else an Owner first.")
-    from .oauth import connection_revoke
-
     for connection in membership.project.connections.filter(user=membership.user, revoked_at__isnull=True):
         connection_revoke(connection=connection)
     membership.delete()
@@ -196,7 +196,7 @@ def invitation_create(*, project: Project, email: str, role: str, invited_by: Us
     now = timezone.now()
     Invitation.objects.filter(project=project, email=email, accepted_at__isnull=True,
                               revoked_at__isnull=True).update(revoked_at=now)
-    raw = secrets.token_urlsafe(32)
+    raw = secrets.token_urlsafe(SECRET_BYTES)
     invitation = Invitation.objects.create(project=project, email=email, role=role, token_hash=hash_key(raw),
                                            invited_by=invited_by, expires_at=now + timedelta(days=INVITATION_DAYS))
     return invitation, raw

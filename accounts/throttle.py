@@ -13,6 +13,8 @@ import time
 from django.conf import settings
 from django.core.cache import cache
 
+KEY_HASH_CHARS = 24  # hex characters of SHA-256 naming whose attempts a cache key counts (96 bits)
+
 
 def client_address(request) -> str:
     """The caller's address: REMOTE_ADDR, or behind TRUSTED_PROXIES reverse proxies the address the outermost
@@ -29,7 +31,7 @@ def _slots(scope: str, who: str, window: int) -> tuple[str, str, float]:
     """The keys of the current and the previous slot, and how far into the current one we are (0 to 1)."""
     slot, elapsed = divmod(time.time(), window)
     # Hashed: what `who` holds (an email, an address) never shows in the cache's keys.
-    prefix = f"throttle:{scope}:{hashlib.sha256(who.encode()).hexdigest()[:24]}:"
+    prefix = f"throttle:{scope}:{hashlib.sha256(who.encode()).hexdigest()[:KEY_HASH_CHARS]}:"
     return f"{prefix}{int(slot)}", f"{prefix}{int(slot) - 1}", elapsed / window
 
 

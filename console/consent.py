@@ -17,12 +17,14 @@ from oauth2_provider.settings import oauth2_settings
 from oauth2_provider.views import AuthorizationView
 from oauthlib.oauth2.rfc6749 import errors
 
-from accounts.models import END_USER_ID_MAX, Access, OAuthApplication, Role
-from accounts.oauth import (
-    ACCESS_LABELS, ROLES_GRANTING_WRITE, ROLES_REACHING_ANY_END_USER, SCOPE_WRITE, ConsentError,
-    connection_grant, consent_memberships, consent_resolve, mcp_resource_url, own_end_user_id, resource_is,
-    scope_for_access,
+from accounts.connections import own_end_user_id
+from accounts.consent import (
+    ACCESS_LABELS, ConsentError, connection_grant, consent_memberships, consent_resolve, scope_for_access,
 )
+from accounts.models import END_USER_ID_MAX, Access, OAuthApplication
+from accounts.permissions import can, roles_with, roles_without
+from accounts.resource import mcp_resource_url, resource_is
+from accounts.scopes import SCOPE_WRITE
 
 from .security import console_page
 
@@ -43,6 +45,20 @@ def _plural_list(words: list[str]) -> str:
     return " and ".join([", ".join(words[:-1]), words[-1]]) if len(words) > 1 else "".join(words)
 
 
+def _roles_plural(roles) -> str:
+    """Roles as the card words them: "Owners, Admins and Members"."""
+    return _plural_list([role.label + "s" for role in roles])
+
+
+class AccessChoice(str):
+    """An access's label on the card, carrying the scopes it grants (`choice.choice_label.scopes`)."""
+
+    def __new__(cls, access: str):
+        choice = super().__new__(cls, ACCESS_LABELS[access])
+        choice.scopes = scope_for_access(access)
+        return choice
+
+
 class ConsentForm(AllowForm):
     """DOT's hidden fields, plus the card's three choices. The choices are checked only when allowing."""
 
@@ -57,13 +73,13 @@ class ConsentForm(AllowForm):
         self.fields["project"].widget.choices = [(m.project.slug, m.project.name) for m in self.memberships]
         # A person who is a Viewer everywhere is offered Read only; for a mixed set, the card's script turns
         # Read and save off while a Viewer's project is chosen, and consent_resolve checks it either way.
-        if not any(m.role in ROLES_GRANTING_WRITE for m in self.memberships):
+        if not any(can(m.role, "grant_write") for m in self.memberships):
             offered = self.offered = [access for access in offered if access != Access.WRITE] or offered
-        self.fields["access"].widget.choices = [(access, ACCESS_LABELS[access]) for access in offered]
+        self.fields["access"].widget.choices = [(access, AccessChoice(access)) for access in offered]
         if self.memberships:
             first = self.memberships[0]
             self.initial.setdefault("project", first.project.slug)
-            can_write = Access.WRITE in offered and first.role in ROLES_GRANTING_WRITE
+            can_write = Access.WRITE in offered and can(first.role, "grant_write")
             self.initial.setdefault("access", Access.WRITE if can_write else Access.READ)
         self.initial.setdefault("end_user", own_end_user_id(user))
 
@@ -134,9 +150,11 @@ class ConsentView(AuthorizationView):
                 app_name=(application.name if application and application.name else "An app"),
                 redirect_host=urlsplit(redirect_uri).hostname or "",
                 memberships=form.memberships,
-                roles_granting_write=[role.value for role in ROLES_GRANTING_WRITE],
+                writable_projects={m.project.slug for m in form.memberships if can(m.role, "grant_write")},
                 own_end_user=own_end_user_id(self.request.user),
-                picking_roles=_plural_list([role.label + "s" for role in Role if role in ROLES_REACHING_ANY_END_USER]),
+                picking_roles=_roles_plural(roles_with("connect_any_end_user")),
+                own_only_roles=_roles_plural(roles_without("connect_any_end_user")),
+                read_only_roles=_roles_plural(roles_without("grant_write")),
             )
         return context
 

@@ -3,15 +3,17 @@
 from django import forms
 from django.contrib.auth import password_validation
 
-from accounts.models import Access, Role
+from accounts.models import END_USER_ID_MAX, Access, ApiKey, Role
 from accounts.services import PROJECT_NAME_MAX
+from memory.limits import ITEM_ID_MAX
 
-KEY_NAME_MAX = 100
-SEARCH_MAX = 128
+KEY_NAME_MAX = ApiKey._meta.get_field("name").max_length
+SEARCH_MAX = END_USER_ID_MAX  # a search matches part of an end user's id
+EMAIL_MAX = 254  # the longest usable address: SMTP's 256-character path less its angle brackets (RFC 5321)
 
 
 class SignUpForm(forms.Form):
-    email = forms.EmailField(max_length=254)
+    email = forms.EmailField(max_length=EMAIL_MAX)
     password = forms.CharField(widget=forms.PasswordInput, strip=False)
     project_name = forms.CharField(max_length=PROJECT_NAME_MAX, required=False)
 
@@ -37,7 +39,7 @@ class DeleteProjectForm(forms.Form):
 
 
 class InviteForm(forms.Form):
-    email = forms.EmailField(max_length=254)
+    email = forms.EmailField(max_length=EMAIL_MAX)
     role = forms.ChoiceField(choices=Role.choices, initial=Role.MEMBER)
 
 
@@ -53,6 +55,6 @@ class KeyForm(forms.Form):
 class ForgetForm(forms.Form):
     """Forget one item (`item`), or the whole end user (`everything` with the end user's id typed)."""
 
-    item = forms.CharField(max_length=200, required=False)
+    item = forms.CharField(max_length=ITEM_ID_MAX, required=False)
     everything = forms.BooleanField(required=False)
-    confirm = forms.CharField(max_length=200, required=False)
+    confirm = forms.CharField(max_length=END_USER_ID_MAX, required=False)

@@ -7,7 +7,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from accounts.oauth import mcp_resource_url
+from accounts.resource import MCP_RESOURCE_PATH, mcp_resource_url
 from accounts.selectors import api_key_of_project, api_keys_of_project
 from accounts.services import api_key_create, api_key_revoke
 
@@ -41,7 +41,7 @@ def create(request, slug: str):
     key, raw = api_key_create(project=project, access=form.cleaned_data["access"],
                               name=form.cleaned_data["name"].strip(), created_by=request.user)
     mcp_url = mcp_resource_url(request)
-    base_url = mcp_url.rsplit("/v1/mcp", 1)[0]
+    base_url = mcp_url.rsplit(MCP_RESOURCE_PATH, 1)[0]
     clients = [c for c in client_configs(mcp_url, key=raw) if not c.get("oauth")]
     return render(request, "console/key_created.html", {
         "project": project, "key": key, "raw": raw, "curl": curl_line(base_url, key=raw), "clients": clients})

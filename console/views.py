@@ -5,6 +5,8 @@ Views only authenticate, find the project through console.access.project_for (40
 and not-allowed alike) and call accounts' selectors and services.
 """
 
+import math
+
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
@@ -16,11 +18,12 @@ from django.utils.decorators import method_decorator
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from accounts.oauth import (
-    ACCESS_LABELS, connection_of_project, connection_of_user, connection_revoke, connections_of_project,
-    connections_of_user, mcp_resource_url,
+from accounts.connections import (
+    connection_of_project, connection_of_user, connection_revoke, connections_of_project, connections_of_user,
 )
+from accounts.consent import ACCESS_LABELS
 from accounts.permissions import can
+from accounts.resource import mcp_resource_url
 from accounts.selectors import membership_of, memberships_of_user
 from accounts.selectors import project_overview as overview_counts
 from accounts.services import AccountsError, project_create, user_sign_up
@@ -32,6 +35,8 @@ from .access import LAST_PROJECT, NOT_FOUND, project_for
 from .clients import client_configs
 from .forms import DeleteProjectForm, ProjectForm, SignUpForm
 from .security import console_page
+
+SECONDS_PER_MINUTE = 60
 
 
 def _safe_next(request, default: str) -> str:
@@ -90,7 +95,7 @@ class LoginView(auth_views.LoginView):
             return super().post(request, *args, **kwargs)
         # Refused before the password is checked, so guessing gets no answer at all.
         form = self.get_form_class()(request, initial={"username": request.POST.get("username", "")})
-        minutes = -(-wait // 60)
+        minutes = math.ceil(wait / SECONDS_PER_MINUTE)
         refused = (f"Too many failed attempts for this account or from this address: try again in {minutes} "
                    f"minute{'s' if minutes != 1 else ''}, or reset your password.")
         response = self.render_to_response(self.get_context_data(form=form, refused=refused), status=429)

@@ -19,7 +19,8 @@ from oauth2_provider import views as toolkit
 from oauth2_provider.views import OAuthProtectedResourceMetadataView, OAuthServerMetadataView
 
 from accounts import throttle
-from accounts.oauth import REGISTRATION_BODY_MAX, RegistrationError, mcp_resource_url, oauth_client_register
+from accounts.registration import REGISTRATION_BODY_MAX, RegistrationError, oauth_client_register
+from accounts.resource import mcp_resource_url
 
 __all__ = ["OAuthServerMetadataView", "ProtectedResourceMetadataView", "TokenView", "register"]
 

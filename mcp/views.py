@@ -11,7 +11,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from accounts.auth import context_from_request
 from accounts.errors import ApiError
-from accounts.oauth import SCOPE_WRITE
+from accounts.scopes import SCOPE_WRITE
 from memory.tools import mcp_tools
 
 from . import protocol

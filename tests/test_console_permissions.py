@@ -14,7 +14,7 @@ EXPECTED = {
     Role.OWNER: set(CAPABILITIES),
     Role.ADMIN: set(CAPABILITIES) - {"manage_owners", "delete_project"},
     Role.MEMBER: {"view_project", "view_members", "view_keys", "manage_keys", "view_end_users", "view_usage",
-                  "use_playground", "run_write_tools"},
+                  "use_playground", "run_write_tools", "connect_any_end_user", "grant_write"},
     Role.VIEWER: {"view_project", "view_members", "view_end_users", "view_usage", "use_playground"},
 }
 

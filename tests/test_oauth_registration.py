@@ -8,7 +8,7 @@ from django.contrib.auth.hashers import check_password
 from django.test import Client
 
 from accounts.models import OAuthApplication
-from accounts.oauth import REDIRECT_URIS_MAX, REGISTRATION_BODY_MAX
+from accounts.registration import REDIRECT_URIS_MAX, REGISTRATION_BODY_MAX
 from tests.oauth_flow import REDIRECT_URI, fresh_address, register
 
 

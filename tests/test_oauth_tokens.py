@@ -8,8 +8,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from accounts.connections import connection_revoke
 from accounts.models import Connection, Membership, OAuthAccessToken, OAuthGrant, OAuthRefreshToken, Role
-from accounts.oauth import connection_revoke
 from accounts.tasks import clear_expired_tokens
 from tests.conftest import Api
 from tests.oauth_flow import (

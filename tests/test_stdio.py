@@ -16,9 +16,12 @@ READ_TOOLS = ["memory_search", "memory_grep", "memory_read", "memory_ls", "memor
 LOCAL_TOOLS = ["memory_recall", "memory_lessons", "memory_how_they_work", "memory_next"]
 
 
-def server_env() -> dict:
+def server_env(*, stdio: bool = True) -> dict:
+    """The environment the server starts in: the test database, and the process kind (TWIN_PROCESS=stdio)."""
     env = {"TWIN_DB_NAME": settings.DATABASES["default"]["NAME"], "PYTHONUNBUFFERED": "1"}
-    for name in ("DATABASE_URL", "REDIS_URL", "PATH", "HOME"):
+    if stdio:
+        env["TWIN_PROCESS"] = "stdio"
+    for name in ("DATABASE_URL", "TWIN_VAR_DIR", "REDIS_URL", "PATH", "HOME"):
         if os.environ.get(name):
             env[name] = os.environ[name]
     return env
@@ -124,6 +127,14 @@ def test_it_needs_a_usable_account_and_project(project):
     missing = subprocess.run([sys.executable, "manage.py", "mcp", "--account", "u_1", "--project", "nope"],
                              cwd=ROOT, env=server_env(), capture_output=True, text=True, timeout=60, input="")
     assert missing.returncode != 0 and "No project" in missing.stderr
+
+
+def test_it_refuses_to_start_without_the_stdio_process_kind(project):
+    started = subprocess.run([sys.executable, *server_args(project)], cwd=ROOT, env=server_env(stdio=False),
+                             capture_output=True, text=True, timeout=60,
+                             input=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}) + "\n")
+    assert started.returncode != 0 and started.stdout == ""
+    assert "TWIN_PROCESS=stdio python manage.py mcp" in started.stderr
 
 
 def test_the_sdk_calls_each_of_the_twelve_on_connector_data(project, tmp_path):

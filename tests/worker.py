@@ -18,7 +18,7 @@ def running_worker(queue: str, **env):
     """Start `celery -A twin worker` for `queue` on the test database; stop it on exit."""
     log = tempfile.NamedTemporaryFile("w+", suffix=".log", delete=False)
     environment = {**os.environ, "TWIN_DB_NAME": settings.DATABASES["default"]["NAME"], "TWIN_QUEUE": queue,
-                   **env}
+                   "TWIN_PROCESS": "worker", **env}
     process = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "twin", "worker", "-Q", queue, "-P", "solo", "--loglevel", "info",
          "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", f"test-{os.getpid()}-{time.time()}"],

@@ -1,4 +1,7 @@
-"""The Celery app, started as `celery -A twin worker`."""
+"""The Celery app, started as `TWIN_PROCESS=worker celery -A twin worker`.
+
+Every process imports it (twin/__init__.py), so it names no process kind itself: whoever starts a worker does.
+"""
 
 import os
 

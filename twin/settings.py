@@ -5,10 +5,22 @@ import secrets
 from datetime import timedelta
 from pathlib import Path
 
+from django.core.exceptions import ImproperlyConfigured
+
+from accounts.scopes import DEFAULT_SCOPES, SCOPES
+
 from .database import database_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("TWIN_VAR_DIR", BASE_DIR / "var"))
+
+# What this process is, named by whoever starts it (TWIN_PROCESS) and read here once: the web server, a
+# Celery worker, a management command, or the local stdio MCP server. What differs by kind is decided in
+# these settings from PROCESS_KIND; no module reconfigures another at run time.
+PROCESS_KINDS = ("web", "worker", "command", "stdio")
+PROCESS_KIND = os.environ.get("TWIN_PROCESS", "web")
+if PROCESS_KIND not in PROCESS_KINDS:
+    raise ImproperlyConfigured(f"TWIN_PROCESS is {PROCESS_KIND!r}; it must be one of {', '.join(PROCESS_KINDS)}.")
 
 
 def env_bool(name: str, default: bool = False) -> bool:
@@ -135,7 +147,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 600}
-CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER")
+# The stdio server reads what it saves itself, in its own process, so it works with no worker running.
+CELERY_TASK_ALWAYS_EAGER = PROCESS_KIND == "stdio" or env_bool("CELERY_TASK_ALWAYS_EAGER")
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 # The sweep re-queues items whose read was lost (broker or worker down); tend-own-indexes gives big memories
 # their own search indexes (memory/read/own_indexes.py). `celery -A twin worker -B` runs both.
@@ -180,10 +193,10 @@ OAUTH2_PROVIDER_REFRESH_TOKEN_MODEL = "accounts.OAuthRefreshToken"
 OAUTH2_PROVIDER_GRANT_MODEL = "accounts.OAuthGrant"
 OAUTH2_PROVIDER_ID_TOKEN_MODEL = "accounts.OAuthIDToken"
 OAUTH2_PROVIDER = {
-    "OAUTH2_VALIDATOR_CLASS": "accounts.oauth.TwinOAuth2Validator",
-    "SCOPES": {"memory:read": "Read memory", "memory:write": "Save to memory"},
+    "OAUTH2_VALIDATOR_CLASS": "accounts.oauth_validator.TwinOAuth2Validator",
+    "SCOPES": SCOPES,
     # A client that names no scope is offered both; the person chooses the access on the card.
-    "DEFAULT_SCOPES": ["memory:read", "memory:write"],
+    "DEFAULT_SCOPES": DEFAULT_SCOPES,
     "ACCESS_TOKEN_EXPIRE_SECONDS": int(timedelta(minutes=15).total_seconds()),
     "REFRESH_TOKEN_EXPIRE_SECONDS": int(timedelta(days=30).total_seconds()),
     "AUTHORIZATION_CODE_EXPIRE_SECONDS": 60,

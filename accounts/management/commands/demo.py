@@ -4,11 +4,13 @@ import secrets
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from accounts.models import ApiKey
+from accounts.models import ApiKey, User
 from accounts.services import api_key_create, hash_key, project_get_or_create
 
 DEMO_PROJECT = "Demo"
 DEMO_OWNER = "demo@example.com"
+DEMO_ACCOUNT = "demo_user"
+PASSWORD_BYTES = 12  # of randomness in the demo owner's password: 16 URL-safe characters
 
 
 class Command(BaseCommand):
@@ -19,11 +21,9 @@ class Command(BaseCommand):
 
     def _owner_password(self, keys: dict) -> str:
         """The demo owner's console password: made once, kept beside the demo keys (development only)."""
-        from accounts.models import User
-
         owner = User.objects.get(email=DEMO_OWNER)
         if not keys.get("password") or not owner.check_password(keys["password"]):
-            keys["password"] = secrets.token_urlsafe(12)
+            keys["password"] = secrets.token_urlsafe(PASSWORD_BYTES)
             owner.set_password(keys["password"])
             owner.save(update_fields=["password"])
         return keys["password"]
@@ -53,7 +53,7 @@ class Command(BaseCommand):
                 "twin-memory": {
                     "type": "http",
                     "url": f"{base}/v1/mcp",
-                    "headers": {"Authorization": f"Bearer {keys['write']}", "X-Twin-Account": "demo_user"},
+                    "headers": {"Authorization": f"Bearer {keys['write']}", "X-Twin-Account": DEMO_ACCOUNT},
                 }
             }
         }
@@ -64,7 +64,7 @@ twin memory demo project: {project.slug}
   read and write key:  {keys['write']}
 
 Try it:
-  curl -s {base}/v1/me -H "Authorization: Bearer {keys['write']}" -H "X-Twin-Account: demo_user"
+  curl -s {base}/v1/me -H "Authorization: Bearer {keys['write']}" -H "X-Twin-Account: {DEMO_ACCOUNT}"
 
 MCP client config (Claude Code .mcp.json, Cursor mcp.json):
 {json.dumps(mcp_config, indent=2)}

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.auth import Context, parse_account
@@ -6,7 +7,8 @@ from accounts.models import Access, Project
 from memory.tools import stdio_tools
 from mcp import protocol
 from mcp.stdio import serve
-from twin.celery import app as celery_app
+
+STDIO_PROCESS = "stdio"  # the process kind (settings.PROCESS_KINDS) this server runs as
 
 
 class Command(BaseCommand):
@@ -19,6 +21,10 @@ class Command(BaseCommand):
         parser.add_argument("--writes", action="store_true", help="Also list memory_add")
 
     def handle(self, *args, account, project, writes, **options):
+        # The kind is fixed before settings load, so they make the read run in-process (no worker needed).
+        if settings.PROCESS_KIND != STDIO_PROCESS:
+            raise CommandError(f"Start the stdio server as a {STDIO_PROCESS} process: "
+                               f"TWIN_PROCESS={STDIO_PROCESS} python manage.py mcp --account …")
         try:
             account = parse_account(account)
         except ApiError as error:
@@ -32,7 +38,5 @@ class Command(BaseCommand):
             if len(projects) != 1:
                 raise CommandError("Name the project with --project SLUG (there is not exactly one).")
             found = projects[0]
-        # A local server reads what it saves itself, so it works with no Celery worker running.
-        celery_app.conf.task_always_eager = True
         context = Context(project=found, account=account, access=Access.WRITE if writes else Access.READ)
         serve(protocol.Session(context=context, tools=stdio_tools(context), surface="stdio"))
