@@ -1,9 +1,10 @@
 """The playground: run any tool the member's role allows, for any end user, and see what an assistant would.
 
-A run goes through the very dispatch /v1/mcp uses (`mcp.protocol.dispatch` on a Session of `mcp_tools`), with
-a Context built here: the project from the URL (through the console's tenant helper), the end user from the
-End user field (checked as X-Twin-Account is), and the access the member's role gives (a Viewer reads only).
-So a bound, a refusal or an answer is the service's own, never the console's copy of it.
+A run is one call to the registry (`memory.tools.call`, surface "console"), the path every surface takes,
+with a Context built here: the project from the URL (through the console's tenant helper), the end user from
+the End user field (checked as X-Twin-Account is), and the access the member's role gives (a Viewer reads
+only). The page renders the call's outcome: its status and JSON are the HTTP route's, so a bound, a refusal
+or an answer is the service's own, never the console's copy of it.
 
 The argument form is generated from the registry's input schema: strings with their lengths, integers with
 their range and default, booleans, ISO dates with their pattern, and memory_add's items as repeated rows (or
@@ -11,6 +12,7 @@ JSON). Nothing here knows one tool from another except through its schema.
 """
 
 import json
+import logging
 import re
 import shlex
 from datetime import datetime
@@ -26,9 +28,9 @@ from accounts.errors import ApiError
 from accounts.models import END_USER_ID_MAX, Access
 from accounts.permissions import can
 from accounts.selectors import end_user_of_project
-from mcp.protocol import INVALID_PARAMS, Session, dispatch
 from memory.limits import TEXT_MAX
-from memory.tools import BY_NAME, Tool, mcp_tools
+from memory.outcome import failure_message
+from memory.tools import Tool, call, mcp_tools
 from memory.validation import DATE_PATTERN
 
 from .access import project_for
@@ -39,6 +41,9 @@ RECENT_END_USERS = 8  # how many end users the End user field offers again
 ROW_FIELDS = ("text", "kind", "id", "at", "author", "session")  # an item row; the rest through JSON
 DEFAULT_TOOL = "memory_search"
 API_KEY_VARIABLE = "$TWIN_MEMORY_API_KEY"
+FAILED = 500  # the status shown for a tool that crashed, as the HTTP route would answer
+
+log = logging.getLogger(__name__)
 
 
 # --- the form, from the input schema -------------------------------------------------------------------
@@ -183,22 +188,15 @@ def input_for(field_path: str, *, json_used: set[str]) -> str:
 
 # --- the call, and what it is equivalent to --------------------------------------------------------------
 
-def run_tool(*, context: Context, tool_name: str, arguments: dict) -> dict:
-    """One tools/call through /v1/mcp's dispatch, surface "console". Returns what the page shows:
-    `status` (what the HTTP route would answer), `answer` (the tool's JSON, or its error), `rpc` (the reply)."""
-    session = Session(context=context, tools=mcp_tools(context), surface="console")
-    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool_name, "arguments": arguments}}
+def run_tool(*, context: Context, tool: Tool, arguments: dict) -> dict:
+    """One call through the registry, surface "console", as the page shows it: `status` (what the HTTP route
+    answers) and `answer` (the tool's JSON, or its error). A crash is logged and shown as failed."""
     try:
-        reply = dispatch(session, message)
-    except ApiError as refused:  # a write tool for read access: the transport answers 403
-        return {"status": refused.status, "answer": refused.as_dict(), "rpc": None}
-    if "error" in reply:
-        data = reply["error"].get("data") or {}
-        status = 400 if reply["error"]["code"] == INVALID_PARAMS else 500
-        return {"status": status, "answer": {"message": reply["error"]["message"], **data}, "rpc": reply}
-    result = reply["result"]
-    answer = json.loads(result["content"][0]["text"])
-    return {"status": 404 if result["isError"] else 200, "answer": answer, "rpc": reply}
+        outcome = call(tool, context, arguments, surface="console")
+    except Exception as error:  # noqa: BLE001 - a failing tool is shown on the page, not a crashed console
+        log.exception("Tool failed")
+        return {"status": FAILED, "answer": {"message": failure_message(error)}}
+    return {"status": outcome.status, "answer": outcome.body}
 
 
 def equivalents(request, *, tool: Tool, account: str, arguments: dict) -> dict:
@@ -338,8 +336,8 @@ def run(request, slug: str):
     project = project_for(request, slug, USE)
     offered = {t.name: t for t in _offered(project, _access(request))}
     name = request.POST.get("tool", "")
-    # Any MCP tool is parsed (so a hand-made memory_add by a Viewer reaches dispatch and is refused there).
-    tool = BY_NAME.get(name) if name in BY_NAME and BY_NAME[name].mcp and not BY_NAME[name].local_only else None
+    # Any tool offered to a writer is run (so a hand-made memory_add by a Viewer is refused by the registry).
+    tool = {t.name: t for t in _offered(project, Access.WRITE)}.get(name)
     end_user = request.POST.get("end_user", "").strip()
     if tool is None:
         fallback = offered.get(DEFAULT_TOOL) or next(iter(offered.values()))
@@ -354,7 +352,7 @@ def run(request, slug: str):
     if not errors:
         _remember(request, project, account)
         context = Context(project=project, account=account, access=_access(request))
-        result = run_tool(context=context, tool_name=tool.name, arguments=arguments)
+        result = run_tool(context=context, tool=tool, arguments=arguments)
         if result["status"] == 400 and result["answer"].get("field"):
             target = input_for(result["answer"]["field"], json_used={n for n, t in texts.items() if t})
             errors[target] = result["answer"]["message"]
