@@ -15,25 +15,22 @@ import json
 import logging
 import re
 import shlex
-from datetime import datetime
-from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
-from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from accounts.auth import ACCOUNT_HEADER, Context, parse_account
 from accounts.errors import ApiError
 from accounts.models import END_USER_ID_MAX, Access
 from accounts.permissions import can
-from accounts.selectors import end_user_of_project
 from memory.limits import TEXT_MAX
 from memory.outcome import failure_message
 from memory.tools import Tool, call, mcp_tools
 from memory.validation import DATE_PATTERN
 
 from .access import project_for
+from .playground_answer import link_for, readable
 from .security import console_page
 
 USE, WRITE = "use_playground", "run_write_tools"
@@ -175,6 +172,18 @@ def arguments_from(tool: Tool, data) -> tuple[dict, dict, dict, dict]:
     return arguments, errors, rows, texts
 
 
+def with_errors(fields: list[dict], errors: dict) -> list[dict]:
+    """The fields with each input's error (by input name) set beside it, for the template."""
+    for field in fields:
+        field["error"] = errors.get(field["input"], "")
+        for row in field.get("rows", ()):
+            for sub in row:
+                sub["error"] = errors.get(sub["input"], "")
+        if field.get("json_input"):
+            field["json_error"] = errors.get(field["json_input"], "")
+    return fields
+
+
 def input_for(field_path: str, *, json_used: set[str]) -> str:
     """The form input an error's field names: items[0].text is items-0-text, limit is arg-limit."""
     match = re.match(r"^(\w+)\[(\d+)\](?:\.(\w+))?", field_path)
@@ -211,69 +220,6 @@ def equivalents(request, *, tool: Tool, account: str, arguments: dict) -> dict:
             "mcp_url": request.build_absolute_uri("/v1/mcp")}
 
 
-# --- the readable view of an answer ---------------------------------------------------------------------
-
-def when(value) -> str:
-    """An ISO time as people read it: the day alone at midnight UTC, else the day and the minute."""
-    if not value:
-        return ""
-    try:
-        moment = datetime.fromisoformat(value)
-    except (TypeError, ValueError):
-        return str(value)
-    if (moment.hour, moment.minute, moment.second) == (0, 0, 0):
-        return moment.date().isoformat()
-    return moment.strftime("%Y-%m-%d %H:%M") + (" UTC" if moment.utcoffset() is not None and
-                                                 not moment.utcoffset() else moment.strftime(" %z"))
-
-
-def memory_url(project, account: str, path: str) -> str:
-    """Where a memory path opens in the console: the end user's memory view when they exist."""
-    base = reverse("console:end-user", kwargs={"slug": project.slug, "account": account})
-    return f"{base}?{urlencode({'path': path})}"
-
-
-def _short(path) -> str:
-    """A passage path as a link's text: its thread's first characters and the passage (the title has it all)."""
-    parts = (path or "").removesuffix(".md").split("/")
-    return f"{parts[-2][:10]}…/{parts[-1]}" if len(parts) >= 2 and parts[-2].startswith("th_") else (path or "")
-
-
-def readable(answer: dict, *, link) -> dict:
-    """The answer's parts a person reads: passages (hits) with links, facts with their dates, a history
-    chain, a directory, a file, saved items, counts. `link(path)` gives a path's URL."""
-    view = {}
-    passages = answer.get("hits") or answer.get("passages") or []
-    view["passages"] = [{**p, "url": link(p["path"]) if p.get("path") else "", "when": when(p.get("at"))}
-                        for p in passages if isinstance(p, dict)]
-    view["facts"] = [{**f, "since_text": when(f.get("since")), "until_text": when(f.get("until")) or "now",
-                      "said_text": when(f.get("said_at")), "url": link(f["source"]) if f.get("source") else "",
-                      "source_label": _short(f.get("source"))}
-                     for f in answer.get("known") or []]
-    view["chain"] = [{**e, "from_text": when(e.get("valid_from")), "to_text": when(e.get("valid_to")) or "now",
-                      "recorded_text": when(e.get("recorded_at")), "retracted_text": when(e.get("retracted_at")),
-                      "url": link(e["source"]["path"]) if (e.get("source") or {}).get("path") else "",
-                      "source_label": _short((e.get("source") or {}).get("path"))}
-                     for e in answer.get("chain") or []]
-    view["children"] = [{**c, "url": link(c["path"]) if c.get("path") else ""}
-                        for c in answer.get("children") or [] if isinstance(c, dict)]
-    if isinstance(answer.get("text"), str) and answer.get("path") is not None and not passages:
-        view["file"] = {"path": answer["path"], "text": answer["text"], "url": link(answer["path"])}
-    # Every key is set, so a template never falls back to a dict's own .items.
-    view["file"] = view.get("file")
-    view["items"] = answer["items"] if isinstance(answer.get("items"), list) else []
-    counts = answer.get("counts") if isinstance(answer.get("counts"), dict) else {}
-    view["counts"] = [(key, ", ".join(f"{k} {v}" for k, v in value.items()) if isinstance(value, dict) else value)
-                      for key, value in counts.items()]
-    view["index"] = answer.get("index", "") if counts else ""
-    view["details"] = []
-    if answer.get("error"):  # why memory could not answer, and what exists instead
-        view["details"] = [(key, ", ".join(map(str, value)) if isinstance(value, list) else value)
-                           for key, value in answer.items() if key not in ("error", "message") and value]
-    view["empty"] = not any(view.values())
-    return view
-
-
 # --- the pages --------------------------------------------------------------------------------------------
 
 def _access(request) -> str:
@@ -303,14 +249,6 @@ def _render(request, project, *, tool: Tool, end_user: str, fields: list[dict], 
         "errors": {}, "result": None, **extra,
     }
     return render(request, "console/playground.html", context, status=status)
-
-
-def _link_for(request, project, account: str):
-    """A path's link: the end user's memory view when they exist, else the playground reading that path."""
-    if end_user_of_project(project=project, external_id=account) is not None:
-        return lambda path: memory_url(project, account, path)
-    page = reverse("console:playground", kwargs={"slug": project.slug})
-    return lambda path: f"{page}?{urlencode({'tool': 'memory_read', 'end_user': account, 'arg-path': path})}"
 
 
 @console_page
@@ -357,15 +295,8 @@ def run(request, slug: str):
             target = input_for(result["answer"]["field"], json_used={n for n, t in texts.items() if t})
             errors[target] = result["answer"]["message"]
         result["json"] = json.dumps(result["answer"], indent=2, ensure_ascii=False)
-        result["view"] = readable(result["answer"], link=_link_for(request, project, account))
-    fields = form_fields(tool, request.POST, rows=rows, json_text=texts)
-    for field in fields:
-        field["error"] = errors.get(field["input"], "")
-        for row in field.get("rows", ()):
-            for sub in row:
-                sub["error"] = errors.get(sub["input"], "")
-        if field.get("json_input"):
-            field["json_error"] = errors.get(field["json_input"], "")
+        result["view"] = readable(result["answer"], link=link_for(request, project, account))
+    fields = with_errors(form_fields(tool, request.POST, rows=rows, json_text=texts), errors)
     status = result["status"] if result and result["status"] in (400, 403) else (400 if errors else 200)
     return _render(request, project, tool=tool, end_user=end_user, fields=fields, status=status, result=result,
                    errors=errors, arguments=arguments,
