@@ -60,6 +60,7 @@ def result_response(request_id, result: dict) -> dict:
 
 
 def is_notification(message: dict) -> bool:
+    """A message with no id: it is answered with nothing (HTTP 202, no line on stdio)."""
     return "id" not in message
 
 
@@ -79,7 +80,7 @@ class Session:
 
     context: Context
     tools: list[Tool]
-    surface: str = "mcp"  # for the Usage page: mcp, stdio or console
+    surface: str = "mcp"  # for the Usage page: mcp or stdio
 
 
 def tool_entry(tool: Tool) -> dict:
@@ -146,6 +147,7 @@ TOOLS_CALL = "tools/call"
 
 
 def _request_id(message):
+    """The id to echo in an error about a message that may not even be an object."""
     return message.get("id") if isinstance(message, dict) else None
 
 
