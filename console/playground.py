@@ -1,9 +1,10 @@
 """The playground: run any tool the member's role allows, for any end user, and see what an assistant would.
 
-A run goes through the very dispatch /v1/mcp uses (`mcp.protocol.dispatch` on a Session of `mcp_tools`), with
-a Context built here: the project from the URL (through the console's tenant helper), the end user from the
-End user field (checked as X-Twin-Account is), and the access the member's role gives (a Viewer reads only).
-So a bound, a refusal or an answer is the service's own, never the console's copy of it.
+A run is one call to the registry (`memory.tools.call`, surface "console"), the path every surface takes,
+with a Context built here: the project from the URL (through the console's tenant helper), the end user from
+the End user field (checked as X-Twin-Account is), and the access the member's role gives (a Viewer reads
+only). The page renders the call's outcome: its status and JSON are the HTTP route's, so a bound, a refusal
+or an answer is the service's own, never the console's copy of it.
 
 The argument form is generated from the registry's input schema: strings with their lengths, integers with
 their range and default, booleans, ISO dates with their pattern, and memory_add's items as repeated rows (or
@@ -11,27 +12,25 @@ JSON). Nothing here knows one tool from another except through its schema.
 """
 
 import json
+import logging
 import re
 import shlex
-from datetime import datetime
-from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
-from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from accounts.auth import ACCOUNT_HEADER, Context, parse_account
 from accounts.errors import ApiError
 from accounts.models import END_USER_ID_MAX, Access
 from accounts.permissions import can
-from accounts.selectors import end_user_of_project
-from mcp.protocol import INVALID_PARAMS, Session, dispatch
 from memory.limits import TEXT_MAX
-from memory.tools import BY_NAME, Tool, mcp_tools
+from memory.outcome import failure_message
+from memory.tools import Tool, call, mcp_tools
 from memory.validation import DATE_PATTERN
 
 from .access import project_for
+from .playground_answer import link_for, readable
 from .security import console_page
 
 USE, WRITE = "use_playground", "run_write_tools"
@@ -39,6 +38,9 @@ RECENT_END_USERS = 8  # how many end users the End user field offers again
 ROW_FIELDS = ("text", "kind", "id", "at", "author", "session")  # an item row; the rest through JSON
 DEFAULT_TOOL = "memory_search"
 API_KEY_VARIABLE = "$TWIN_MEMORY_API_KEY"
+FAILED = 500  # the status shown for a tool that crashed, as the HTTP route would answer
+
+log = logging.getLogger(__name__)
 
 
 # --- the form, from the input schema -------------------------------------------------------------------
@@ -170,6 +172,18 @@ def arguments_from(tool: Tool, data) -> tuple[dict, dict, dict, dict]:
     return arguments, errors, rows, texts
 
 
+def with_errors(fields: list[dict], errors: dict) -> list[dict]:
+    """The fields with each input's error (by input name) set beside it, for the template."""
+    for field in fields:
+        field["error"] = errors.get(field["input"], "")
+        for row in field.get("rows", ()):
+            for sub in row:
+                sub["error"] = errors.get(sub["input"], "")
+        if field.get("json_input"):
+            field["json_error"] = errors.get(field["json_input"], "")
+    return fields
+
+
 def input_for(field_path: str, *, json_used: set[str]) -> str:
     """The form input an error's field names: items[0].text is items-0-text, limit is arg-limit."""
     match = re.match(r"^(\w+)\[(\d+)\](?:\.(\w+))?", field_path)
@@ -183,22 +197,15 @@ def input_for(field_path: str, *, json_used: set[str]) -> str:
 
 # --- the call, and what it is equivalent to --------------------------------------------------------------
 
-def run_tool(*, context: Context, tool_name: str, arguments: dict) -> dict:
-    """One tools/call through /v1/mcp's dispatch, surface "console". Returns what the page shows:
-    `status` (what the HTTP route would answer), `answer` (the tool's JSON, or its error), `rpc` (the reply)."""
-    session = Session(context=context, tools=mcp_tools(context), surface="console")
-    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool_name, "arguments": arguments}}
+def run_tool(*, context: Context, tool: Tool, arguments: dict) -> dict:
+    """One call through the registry, surface "console", as the page shows it: `status` (what the HTTP route
+    answers) and `answer` (the tool's JSON, or its error). A crash is logged and shown as failed."""
     try:
-        reply = dispatch(session, message)
-    except ApiError as refused:  # a write tool for read access: the transport answers 403
-        return {"status": refused.status, "answer": refused.as_dict(), "rpc": None}
-    if "error" in reply:
-        data = reply["error"].get("data") or {}
-        status = 400 if reply["error"]["code"] == INVALID_PARAMS else 500
-        return {"status": status, "answer": {"message": reply["error"]["message"], **data}, "rpc": reply}
-    result = reply["result"]
-    answer = json.loads(result["content"][0]["text"])
-    return {"status": 404 if result["isError"] else 200, "answer": answer, "rpc": reply}
+        outcome = call(tool, context, arguments, surface="console")
+    except Exception as error:  # noqa: BLE001 - a failing tool is shown on the page, not a crashed console
+        log.exception("Tool failed")
+        return {"status": FAILED, "answer": {"message": failure_message(error)}}
+    return {"status": outcome.status, "answer": outcome.body}
 
 
 def equivalents(request, *, tool: Tool, account: str, arguments: dict) -> dict:
@@ -211,69 +218,6 @@ def equivalents(request, *, tool: Tool, account: str, arguments: dict) -> dict:
     mcp = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool.name, "arguments": arguments}}
     return {"curl": curl, "mcp": json.dumps(mcp, indent=2, ensure_ascii=False),
             "mcp_url": request.build_absolute_uri("/v1/mcp")}
-
-
-# --- the readable view of an answer ---------------------------------------------------------------------
-
-def when(value) -> str:
-    """An ISO time as people read it: the day alone at midnight UTC, else the day and the minute."""
-    if not value:
-        return ""
-    try:
-        moment = datetime.fromisoformat(value)
-    except (TypeError, ValueError):
-        return str(value)
-    if (moment.hour, moment.minute, moment.second) == (0, 0, 0):
-        return moment.date().isoformat()
-    return moment.strftime("%Y-%m-%d %H:%M") + (" UTC" if moment.utcoffset() is not None and
-                                                 not moment.utcoffset() else moment.strftime(" %z"))
-
-
-def memory_url(project, account: str, path: str) -> str:
-    """Where a memory path opens in the console: the end user's memory view when they exist."""
-    base = reverse("console:end-user", kwargs={"slug": project.slug, "account": account})
-    return f"{base}?{urlencode({'path': path})}"
-
-
-def _short(path) -> str:
-    """A passage path as a link's text: its thread's first characters and the passage (the title has it all)."""
-    parts = (path or "").removesuffix(".md").split("/")
-    return f"{parts[-2][:10]}…/{parts[-1]}" if len(parts) >= 2 and parts[-2].startswith("th_") else (path or "")
-
-
-def readable(answer: dict, *, link) -> dict:
-    """The answer's parts a person reads: passages (hits) with links, facts with their dates, a history
-    chain, a directory, a file, saved items, counts. `link(path)` gives a path's URL."""
-    view = {}
-    passages = answer.get("hits") or answer.get("passages") or []
-    view["passages"] = [{**p, "url": link(p["path"]) if p.get("path") else "", "when": when(p.get("at"))}
-                        for p in passages if isinstance(p, dict)]
-    view["facts"] = [{**f, "since_text": when(f.get("since")), "until_text": when(f.get("until")) or "now",
-                      "said_text": when(f.get("said_at")), "url": link(f["source"]) if f.get("source") else "",
-                      "source_label": _short(f.get("source"))}
-                     for f in answer.get("known") or []]
-    view["chain"] = [{**e, "from_text": when(e.get("valid_from")), "to_text": when(e.get("valid_to")) or "now",
-                      "recorded_text": when(e.get("recorded_at")), "retracted_text": when(e.get("retracted_at")),
-                      "url": link(e["source"]["path"]) if (e.get("source") or {}).get("path") else "",
-                      "source_label": _short((e.get("source") or {}).get("path"))}
-                     for e in answer.get("chain") or []]
-    view["children"] = [{**c, "url": link(c["path"]) if c.get("path") else ""}
-                        for c in answer.get("children") or [] if isinstance(c, dict)]
-    if isinstance(answer.get("text"), str) and answer.get("path") is not None and not passages:
-        view["file"] = {"path": answer["path"], "text": answer["text"], "url": link(answer["path"])}
-    # Every key is set, so a template never falls back to a dict's own .items.
-    view["file"] = view.get("file")
-    view["items"] = answer["items"] if isinstance(answer.get("items"), list) else []
-    counts = answer.get("counts") if isinstance(answer.get("counts"), dict) else {}
-    view["counts"] = [(key, ", ".join(f"{k} {v}" for k, v in value.items()) if isinstance(value, dict) else value)
-                      for key, value in counts.items()]
-    view["index"] = answer.get("index", "") if counts else ""
-    view["details"] = []
-    if answer.get("error"):  # why memory could not answer, and what exists instead
-        view["details"] = [(key, ", ".join(map(str, value)) if isinstance(value, list) else value)
-                           for key, value in answer.items() if key not in ("error", "message") and value]
-    view["empty"] = not any(view.values())
-    return view
 
 
 # --- the pages --------------------------------------------------------------------------------------------
@@ -307,14 +251,6 @@ def _render(request, project, *, tool: Tool, end_user: str, fields: list[dict], 
     return render(request, "console/playground.html", context, status=status)
 
 
-def _link_for(request, project, account: str):
-    """A path's link: the end user's memory view when they exist, else the playground reading that path."""
-    if end_user_of_project(project=project, external_id=account) is not None:
-        return lambda path: memory_url(project, account, path)
-    page = reverse("console:playground", kwargs={"slug": project.slug})
-    return lambda path: f"{page}?{urlencode({'tool': 'memory_read', 'end_user': account, 'arg-path': path})}"
-
-
 @console_page
 @login_required
 def page(request, slug: str):
@@ -338,8 +274,8 @@ def run(request, slug: str):
     project = project_for(request, slug, USE)
     offered = {t.name: t for t in _offered(project, _access(request))}
     name = request.POST.get("tool", "")
-    # Any MCP tool is parsed (so a hand-made memory_add by a Viewer reaches dispatch and is refused there).
-    tool = BY_NAME.get(name) if name in BY_NAME and BY_NAME[name].mcp and not BY_NAME[name].local_only else None
+    # Any tool offered to a writer is run (so a hand-made memory_add by a Viewer is refused by the registry).
+    tool = {t.name: t for t in _offered(project, Access.WRITE)}.get(name)
     end_user = request.POST.get("end_user", "").strip()
     if tool is None:
         fallback = offered.get(DEFAULT_TOOL) or next(iter(offered.values()))
@@ -354,20 +290,13 @@ def run(request, slug: str):
     if not errors:
         _remember(request, project, account)
         context = Context(project=project, account=account, access=_access(request))
-        result = run_tool(context=context, tool_name=tool.name, arguments=arguments)
+        result = run_tool(context=context, tool=tool, arguments=arguments)
         if result["status"] == 400 and result["answer"].get("field"):
             target = input_for(result["answer"]["field"], json_used={n for n, t in texts.items() if t})
             errors[target] = result["answer"]["message"]
         result["json"] = json.dumps(result["answer"], indent=2, ensure_ascii=False)
-        result["view"] = readable(result["answer"], link=_link_for(request, project, account))
-    fields = form_fields(tool, request.POST, rows=rows, json_text=texts)
-    for field in fields:
-        field["error"] = errors.get(field["input"], "")
-        for row in field.get("rows", ()):
-            for sub in row:
-                sub["error"] = errors.get(sub["input"], "")
-        if field.get("json_input"):
-            field["json_error"] = errors.get(field["json_input"], "")
+        result["view"] = readable(result["answer"], link=link_for(request, project, account))
+    fields = with_errors(form_fields(tool, request.POST, rows=rows, json_text=texts), errors)
     status = result["status"] if result and result["status"] in (400, 403) else (400 if errors else 200)
     return _render(request, project, tool=tool, end_user=end_user, fields=fields, status=status, result=result,
                    errors=errors, arguments=arguments,

@@ -1,15 +1,17 @@
 """MCP over JSON-RPC 2.0: versions, error codes, and the dispatch shared by /v1/mcp and the stdio server.
 
 The server side is written here, not taken from the SDK: this app's name shadows the SDK's, and JSON-RPC
-over HTTP or stdio is small. Tools come from memory.tools, so no tool or bound is defined twice.
+over HTTP or stdio is small. Tools come from memory.tools, so no tool or bound is defined twice, and a tool
+call's outcome becomes JSON-RPC in one place, `tool_reply`.
 """
 
+import logging
 from dataclasses import dataclass
+from http import HTTPStatus
 
 from accounts.auth import Context
-from accounts.errors import ApiError
-from memory.errors import CannotAnswer, InvalidArguments
-from memory.tools import BY_NAME, Tool, call, encode
+from memory.outcome import REFUSAL, TOOL_ERROR, Outcome, failure_message
+from memory.tools import BY_NAME, Tool, call
 
 from .instructions import instructions
 
@@ -23,21 +25,42 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
+log = logging.getLogger(__name__)
+
 
 class RpcError(Exception):
+    """A message the protocol itself refuses (not JSON-RPC, no such tool): answered as a JSON-RPC error."""
+
     def __init__(self, code: int, message: str, data=None):
         super().__init__(message)
         self.code, self.message, self.data = code, message, data
 
 
+@dataclass(frozen=True)
+class Reply:
+    """What one message gets back: the JSON-RPC response (None for a notification), and the HTTP status the
+    wire document gives it: 400 for a message that is not JSON-RPC, 403 for a caller refused for scope, else
+    200. The stdio server sends the response alone."""
+
+    response: dict | None
+    status: int = HTTPStatus.OK
+
+
 def error_response(request_id, code: int, message: str, data=None) -> dict:
+    """A JSON-RPC error response; `data` carries the details when there are any."""
     error = {"code": code, "message": message}
     if data is not None:
         error["data"] = data
     return {"jsonrpc": "2.0", "id": request_id, "error": error}
 
 
+def result_response(request_id, result: dict) -> dict:
+    """A JSON-RPC result response."""
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
 def is_notification(message: dict) -> bool:
+    """A message with no id: it is answered with nothing (HTTP 202, no line on stdio)."""
     return "id" not in message
 
 
@@ -57,10 +80,11 @@ class Session:
 
     context: Context
     tools: list[Tool]
-    surface: str = "mcp"  # for the Usage page: mcp, stdio or console
+    surface: str = "mcp"  # for the Usage page: mcp or stdio
 
 
 def tool_entry(tool: Tool) -> dict:
+    """One tool as tools/list sends it."""
     return {
         "name": tool.name,
         "title": tool.title,
@@ -80,54 +104,75 @@ def _initialize(session: Session, params: dict) -> dict:
     }
 
 
-def _call_tool(session: Session, params: dict) -> dict:
-    name = params.get("name")
+def tool_reply(request_id, outcome: Outcome) -> Reply:
+    """The JSON-RPC reply to a tools/call: the one place a tool's outcome becomes JSON-RPC, over HTTP and stdio.
+
+    An answer is a result whose text is the HTTP route's JSON; a tool error the same with isError: true. A
+    refusal is a JSON-RPC error carrying the refusal's JSON as data: bad arguments are Invalid params; a caller
+    without the scope is an Invalid request that HTTP answers 403 (the MCP overview; RFC 6750 §3.1).
+    """
+    if outcome.kind != REFUSAL:
+        content = [{"type": "text", "text": outcome.text}]
+        return Reply(result_response(request_id, {"content": content, "isError": outcome.kind == TOOL_ERROR}))
+    if outcome.status == HTTPStatus.BAD_REQUEST:
+        return Reply(error_response(request_id, INVALID_PARAMS, outcome.message, outcome.body))
+    return Reply(error_response(request_id, INVALID_REQUEST, outcome.message, outcome.body), outcome.status)
+
+
+def _tool_named(session: Session, name) -> Tool:
+    """The tool a tools/call names: one this connection lists, or a write tool it hides for want of write access
+    (the registry then refuses it for scope, as the HTTP route does). Any other name is Invalid params."""
     tool = next((t for t in session.tools if t.name == name), None)
+    if tool is None and name in BY_NAME and BY_NAME[name].writes and BY_NAME[name].mcp:
+        tool = BY_NAME[name]
     if tool is None:
-        hidden = name in BY_NAME and BY_NAME[name].writes and BY_NAME[name].mcp
-        if hidden:
-            raise ApiError(403, "insufficient_scope", f"{name} needs a read and write key or a Read and save "
-                           "connection.")
         raise RpcError(INVALID_PARAMS, f"No tool named {name!r}.",
                        {"error": "unknown_tool", "tools": [t.name for t in session.tools]})
+    return tool
+
+
+def _call_tool(session: Session, request_id, params: dict) -> Reply:
+    tool = _tool_named(session, params.get("name"))
     arguments = params.get("arguments")
-    try:
-        answer = call(tool, session.context, {} if arguments is None else arguments, surface=session.surface)
-    except InvalidArguments as bad:
-        raise RpcError(INVALID_PARAMS, bad.message, bad.as_dict()) from None
-    except CannotAnswer as missing:
-        return {"content": [{"type": "text", "text": encode(missing.as_dict())}], "isError": True}
-    return {"content": [{"type": "text", "text": encode(answer)}], "isError": False}
+    outcome = call(tool, session.context, {} if arguments is None else arguments, surface=session.surface)
+    return tool_reply(request_id, outcome)
 
 
-METHODS = {
+RESULTS = {  # the methods answered with a result
     "initialize": _initialize,
     "ping": lambda session, params: {},
     "tools/list": lambda session, params: {"tools": [tool_entry(t) for t in session.tools]},
-    "tools/call": _call_tool,
 }
+TOOLS_CALL = "tools/call"
 
 
-def dispatch(session: Session, message: dict) -> dict | None:
-    """Answer one JSON-RPC message; None for a notification. ApiError (403 scope) propagates to the transport."""
-    check_envelope(message)
-    request_id = message.get("id")
-    method = METHODS.get(message["method"])
+def _request_id(message):
+    """The id to echo in an error about a message that may not even be an object."""
+    return message.get("id") if isinstance(message, dict) else None
+
+
+def dispatch(session: Session, message) -> Reply:
+    """Answer one JSON-RPC message, over HTTP and stdio alike. What a caller sends or a tool does is always a
+    reply, never an exception: a failing tool is a JSON-RPC internal error, logged."""
+    try:
+        check_envelope(message)
+    except RpcError as error:
+        return Reply(error_response(_request_id(message), error.code, error.message, error.data),
+                     HTTPStatus.BAD_REQUEST)
+    request_id, method = message.get("id"), message["method"]
     if is_notification(message):
-        return None
-    if method is None:
-        return error_response(request_id, METHOD_NOT_FOUND, f"No method {message['method']!r}.")
+        return Reply(None)
+    if method not in RESULTS and method != TOOLS_CALL:
+        return Reply(error_response(request_id, METHOD_NOT_FOUND, f"No method {method!r}."))
     params = message.get("params") or {}
     if not isinstance(params, dict):
-        return error_response(request_id, INVALID_PARAMS, "params is an object.")
+        return Reply(error_response(request_id, INVALID_PARAMS, "params is an object."))
     try:
-        return {"jsonrpc": "2.0", "id": request_id, "result": method(session, params)}
+        if method == TOOLS_CALL:
+            return _call_tool(session, request_id, params)
+        return Reply(result_response(request_id, RESULTS[method](session, params)))
     except RpcError as error:
-        return error_response(request_id, error.code, error.message, error.data)
-    except ApiError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - a failing tool is a JSON-RPC error, not a crashed server
-        import logging
-
-        logging.getLogger(__name__).exception("Tool failed")
-        return error_response(request_id, INTERNAL_ERROR, f"The tool failed: {exc.__class__.__name__}.")
+        return Reply(error_response(request_id, error.code, error.message, error.data))
+    except Exception as error:  # noqa: BLE001 - a failing tool is a JSON-RPC error, not a crashed server
+        log.exception("Tool failed")
+        return Reply(error_response(request_id, INTERNAL_ERROR, failure_message(error)))

@@ -5,8 +5,6 @@ import contextlib
 import json
 import sys
 
-from accounts.errors import ApiError
-
 from . import protocol
 
 
@@ -20,13 +18,7 @@ def answer(session: protocol.Session, line: str) -> dict | None:
         return protocol.error_response(None, protocol.PARSE_ERROR, "The line is not JSON.")
     if isinstance(message, list):
         return protocol.error_response(None, protocol.INVALID_REQUEST, "Batches are not accepted: one message a line.")
-    request_id = message.get("id") if isinstance(message, dict) else None
-    try:
-        return protocol.dispatch(session, message)
-    except protocol.RpcError as error:
-        return protocol.error_response(request_id, error.code, error.message, error.data)
-    except ApiError as error:  # a write tool this server was not started to allow
-        return protocol.error_response(request_id, protocol.INVALID_REQUEST, error.message, error.as_dict())
+    return protocol.dispatch(session, message).response
 
 
 def serve(session: protocol.Session, stdin=None, stdout=None) -> None:

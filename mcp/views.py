@@ -1,9 +1,13 @@
 """POST /v1/mcp: MCP over Streamable HTTP, one JSON-RPC message per POST, plain JSON answers.
 
-No SSE stream and no Mcp-Session-Id: each request stands alone, so the web tier stays stateless.
+No SSE stream and no Mcp-Session-Id: each request stands alone, so the web tier stays stateless. What is
+HTTP's own lives here (the method, the Origin check, the credential, the protocol version header, status
+codes, the WWW-Authenticate challenge, 202 for a notification); the answer to a message is the dispatch's,
+shared with the stdio server.
 """
 
 import json
+from http import HTTPStatus
 from urllib.parse import urlsplit
 
 from django.http import HttpResponse, JsonResponse
@@ -11,7 +15,6 @@ from django.views.decorators.csrf import csrf_exempt
 
 from accounts.auth import context_from_request
 from accounts.errors import ApiError
-from accounts.scopes import SCOPE_WRITE
 from memory.tools import mcp_tools
 
 from . import protocol
@@ -19,28 +22,35 @@ from . import protocol
 RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource/v1/mcp"
 
 
-def _rpc_error(status: int, code: int, message: str, request_id=None, data=None) -> JsonResponse:
-    return JsonResponse(protocol.error_response(request_id, code, message, data), status=status)
-
-
 def resource_metadata_url(request) -> str:
+    """Where an OAuth client finds this resource's metadata (RFC 9728), named in every challenge."""
     return request.build_absolute_uri(RESOURCE_METADATA_PATH)
 
 
-def _auth_error(request, error: ApiError) -> JsonResponse:
-    response = _rpc_error(error.status, protocol.INVALID_REQUEST, error.message, data=error.as_dict())
+def _challenge(request, status: int, refusal: dict) -> str | None:
+    """The WWW-Authenticate challenge of a refused caller (RFC 6750 §3.1), or None when there is none."""
     metadata = resource_metadata_url(request)
-    if error.status == 401 and error.error == "invalid_token":  # an OAuth token we refused (RFC 6750 §3.1)
-        response["WWW-Authenticate"] = f'Bearer error="invalid_token", resource_metadata="{metadata}"'
-    elif error.status == 401:
-        response["WWW-Authenticate"] = f'Bearer resource_metadata="{metadata}"'
-    elif error.status == 403 and error.error == "insufficient_scope":
+    if status == HTTPStatus.UNAUTHORIZED and refusal.get("error") == "invalid_token":  # an OAuth token we refused
+        return f'Bearer error="invalid_token", resource_metadata="{metadata}"'
+    if status == HTTPStatus.UNAUTHORIZED:
+        return f'Bearer resource_metadata="{metadata}"'
+    if status == HTTPStatus.FORBIDDEN and refusal.get("error") == "insufficient_scope":
         # The scope that was missing, so an OAuth client can step up to exactly that (MCP, RFC 6750 §3.1).
-        scope = error.details.get("scope", SCOPE_WRITE)
-        response["WWW-Authenticate"] = (
-            f'Bearer error="insufficient_scope", scope="{scope}", resource_metadata="{metadata}"'
-        )
+        return f'Bearer error="insufficient_scope", scope="{refusal["scope"]}", resource_metadata="{metadata}"'
+    return None
+
+
+def _respond(request, body: dict, status: int) -> JsonResponse:
+    """A JSON-RPC response over HTTP, with the challenge its error's data calls for."""
+    response = JsonResponse(body, status=status, json_dumps_params={"ensure_ascii": False})
+    challenge = _challenge(request, status, (body.get("error") or {}).get("data") or {})
+    if challenge:
+        response["WWW-Authenticate"] = challenge
     return response
+
+
+def _rpc_error(request, status: int, code: int, message: str, request_id=None, data=None) -> JsonResponse:
+    return _respond(request, protocol.error_response(request_id, code, message, data), status)
 
 
 def _foreign_origin(request) -> bool:
@@ -53,38 +63,30 @@ def _foreign_origin(request) -> bool:
 
 @csrf_exempt
 def mcp_endpoint(request):
+    """One JSON-RPC message in, its answer out, with the status and headers the wire document gives it."""
     if request.method != "POST":
-        response = _rpc_error(405, protocol.INVALID_REQUEST, "Only POST: this server opens no SSE stream.")
+        response = _rpc_error(request, 405, protocol.INVALID_REQUEST, "Only POST: this server opens no SSE stream.")
         response["Allow"] = "POST"
         return response
     if _foreign_origin(request):
-        return _rpc_error(403, protocol.INVALID_REQUEST, "The Origin header names another host.")
+        return _rpc_error(request, 403, protocol.INVALID_REQUEST, "The Origin header names another host.")
     try:
         context = context_from_request(request)
     except ApiError as error:
-        return _auth_error(request, error)
+        return _rpc_error(request, error.status, protocol.INVALID_REQUEST, error.message, data=error.as_dict())
     try:
         message = json.loads(request.body)
     except (ValueError, UnicodeDecodeError):
-        return _rpc_error(400, protocol.PARSE_ERROR, "The body is not JSON.")
+        return _rpc_error(request, 400, protocol.PARSE_ERROR, "The body is not JSON.")
     if isinstance(message, list):
-        return _rpc_error(400, protocol.INVALID_REQUEST, "Batches are not accepted: one message a request.")
-    request_id = message.get("id") if isinstance(message, dict) else None
+        return _rpc_error(request, 400, protocol.INVALID_REQUEST, "Batches are not accepted: one message a request.")
     version = request.headers.get("MCP-Protocol-Version", protocol.OLDEST)
     if version not in protocol.VERSIONS:
         # A client probing a newer revision (the SDK's server/discover) reads this and falls back to initialize.
-        return _rpc_error(400, protocol.INVALID_REQUEST, f"MCP-Protocol-Version {version!r} is not served here.",
-                          request_id, {"supported": list(protocol.VERSIONS), "requested": version})
-    session = protocol.Session(context=context, tools=mcp_tools(context))
-    try:
-        answer = protocol.dispatch(session, message)
-    except protocol.RpcError as error:
-        return _rpc_error(400, error.code, error.message, request_id, error.data)
-    except ApiError as error:
-        response = _auth_error(request, error)
-        body = protocol.error_response(request_id, protocol.INVALID_REQUEST, error.message, error.as_dict())
-        response.content = json.dumps(body)
-        return response
-    if answer is None:
+        request_id = message.get("id") if isinstance(message, dict) else None
+        return _rpc_error(request, 400, protocol.INVALID_REQUEST, f"MCP-Protocol-Version {version!r} is not served "
+                          "here.", request_id, {"supported": list(protocol.VERSIONS), "requested": version})
+    reply = protocol.dispatch(protocol.Session(context=context, tools=mcp_tools(context)), message)
+    if reply.response is None:
         return HttpResponse(status=202, content_type="application/json")
-    return JsonResponse(answer, json_dumps_params={"ensure_ascii": False})
+    return _respond(request, reply.response, reply.status)

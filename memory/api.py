@@ -6,13 +6,23 @@ from rest_framework.views import APIView
 
 from accounts.auth import ContextAuthentication
 
-from .tools import TOOLS, Tool, call, encode
+from .outcome import Outcome
+from .tools import TOOLS, Tool, call
 
 ERROR_SCHEMA = {
     "type": "object",
     "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
     "required": ["error", "message"],
 }
+
+
+def http_answer(outcome: Outcome) -> HttpResponse:
+    """The HTTP answer to a tool call's outcome: its JSON with its status (200, or the error's own 4xx).
+
+    The one place /v1/memory/<tool> turns an outcome into a response; the body is byte for byte the text an
+    MCP result carries.
+    """
+    return HttpResponse(outcome.text, status=outcome.status, content_type="application/json")
 
 
 def tool_view(tool: Tool):
@@ -36,8 +46,7 @@ def tool_view(tool: Tool):
             tags=["memory"],
         )
         def post(self, request):
-            answer = call(tool, request.auth, request.data)
-            return HttpResponse(encode(answer), content_type="application/json")
+            return http_answer(call(tool, request.auth, request.data))
 
     ToolView.__name__ = ToolView.__qualname__ = f"{tool.route.title()}View"
     return ToolView.as_view()

@@ -1,6 +1,8 @@
-"""The two ways a tool can fail short of crashing."""
+"""The ways a tool call ends short of an answer: refused (bad arguments, insufficient scope), or run and
+unable to answer. tools.call turns each into an `Outcome` (memory/outcome.py)."""
 
 from accounts.errors import ApiError
+from accounts.scopes import SCOPE_WRITE
 
 
 class InvalidArguments(ApiError):
@@ -10,6 +12,18 @@ class InvalidArguments(ApiError):
         super().__init__(400, "invalid_arguments", message, field=field, **details)
         if errors and len(errors) > 1:
             self.details["errors"] = errors
+
+
+class InsufficientScope(ApiError):
+    """A write tool called with read access (a read key, a Read only connection, a Viewer in the console).
+
+    HTTP 403; over MCP a 403 whose challenge names the missing scope, so an OAuth client can step up to it.
+    Every surface sends these same words.
+    """
+
+    def __init__(self, tool_name: str):
+        super().__init__(403, "insufficient_scope", f"{tool_name} saves to memory: it needs a read and write key "
+                         "or a Read and save connection.", scope=SCOPE_WRITE)
 
 
 class CannotAnswer(ApiError):

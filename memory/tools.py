@@ -6,7 +6,6 @@ console's playground and the OpenAPI schema are all derived from these definitio
 (from limits.py) and nowhere else.
 """
 
-import json
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -17,11 +16,13 @@ from .query import browse, history, search
 from . import services, usage
 from .connectors import how_they_work, lessons, recall
 from .connectors import next as next_steps
+from .errors import InsufficientScope
 from .limits import (
     AROUND_WIDTH_DEFAULT, AROUND_WIDTH_MAX, FORGET_IDS_MAX, GREP_LIMIT_DEFAULT, GREP_LIMIT_MAX, ITEM_FIELD_MAX,
     ITEM_ID_MAX, ITEM_KINDS, ITEM_TEXT_MAX, ITEMS_MAX, ITEMS_MIN, LATEST_K_DEFAULT, LATEST_K_MAX, NAME_MAX,
     DEFAULT_KIND, NEXT_TOP_DEFAULT, NEXT_TOP_MAX, TEXT_MAX,
 )
+from .outcome import Outcome
 from .selectors import Memory
 from .validation import date_schema, validate
 
@@ -312,13 +313,6 @@ TOOLS: list[Tool] = [
 BY_NAME = {tool.name: tool for tool in TOOLS}
 
 
-class InsufficientScope(ApiError):
-    def __init__(self, tool: Tool):
-        super().__init__(403, "insufficient_scope",
-                         f"{tool.name} saves to memory: it needs a read and write key or a Read and save "
-                         "connection.", scope="memory:write")
-
-
 def mcp_tools(context: Context) -> list[Tool]:
     """The tools /v1/mcp lists for this access, in the fixed order above."""
     return [t for t in TOOLS if t.mcp and not t.local_only and (context.can_write or not t.writes)]
@@ -330,34 +324,34 @@ def stdio_tools(context: Context) -> list[Tool]:
     return [t for t in TOOLS if t.mcp and (context.can_write or not t.writes)]
 
 
-def call(tool: Tool, context: Context, arguments, *, surface: str = "http") -> dict:
+def call(tool: Tool, context: Context, arguments, *, surface: str = "http") -> Outcome:
     """Run one tool for one caller: access, validation, defaults, the tenant's memory, the service.
 
     Every surface calls this, so a tool behaves the same over HTTP, MCP, stdio and the console, and every
-    call is counted once for the Usage page.
+    call is counted once for the Usage page. Returns the call's one outcome: the answer, the tool error
+    (memory cannot answer) or the refusal (bad arguments, insufficient scope). An unexpected exception is
+    counted and propagates to the surface, which logs it and answers that the tool failed.
     """
     with usage.counting() as tally:
         try:
-            answer = _run(tool, context, arguments)
-        except ApiError as error:
-            usage.record(context, tool.name, surface, tally, error=error.error, message=error.message)
-            raise
+            outcome = Outcome.answer(_run(tool, context, arguments))
+        except ApiError as expected:  # raised where it is found, deep in a service; answered from here on
+            outcome = Outcome.of_error(expected)
         except Exception as error:
             usage.record(context, tool.name, surface, tally, error="internal", message=error.__class__.__name__)
             raise
-    added = sum(1 for item in answer.get("items", []) if item.get("status") == "added") if tool.writes else 0
-    usage.record(context, tool.name, surface, tally, items_added=added)
-    return answer
+    if outcome.error:
+        usage.record(context, tool.name, surface, tally, error=outcome.error, message=outcome.message)
+    else:
+        added = sum(item.get("status") == "added" for item in outcome.body.get("items", [])) if tool.writes else 0
+        usage.record(context, tool.name, surface, tally, items_added=added)
+    return outcome
 
 
 def _run(tool: Tool, context: Context, arguments) -> dict:
+    """The tool's answer, or an ApiError: InsufficientScope, InvalidArguments or CannotAnswer."""
     if tool.writes and not context.can_write:
-        raise InsufficientScope(tool)
+        raise InsufficientScope(tool.name)
     arguments = {**tool.defaults(), **validate(tool.input_schema, arguments)}
     memory = Memory.of(context, create=True) if tool.creates_memory else Memory.required(context)
     return tool.run(memory=memory, **arguments)
-
-
-def encode(answer: dict) -> str:
-    """The JSON text of an answer: the HTTP body and the MCP text block are this same string."""
-    return json.dumps(answer, ensure_ascii=False)

@@ -1,5 +1,5 @@
-"""The playground (/projects/<slug>/playground): the form from the registry's schema, runs through /v1/mcp's
-dispatch under the member's role, the answer readable and as JSON, and the same call as curl and MCP.
+"""The playground (/projects/<slug>/playground): the form from the registry's schema, runs through the registry
+under the member's role, the answer readable and as JSON (the HTTP route's), and the same call as curl and MCP.
 
 Alice owns "Alice Co", Bob is a Member of it, Charlie is an outsider with "Charlie Co".
 """
@@ -8,6 +8,7 @@ import json
 import re
 
 import pytest
+from django.db import connection
 from django.test import Client
 
 from accounts.models import EndUser, Role
@@ -113,12 +114,14 @@ def test_a_viewer_runs_read_tools_only(alice, project, api):
     assert response.status_code == 200 and answer_of(response)["found"] == 1
 
 
-def test_a_viewer_posting_memory_add_by_hand_is_refused(alice, project):
+def test_a_viewer_posting_memory_add_by_hand_is_refused(alice, project, read_api):
     client = logged_in(member(project, "vera@example.com", Role.VIEWER))
     response = run(client, project, "memory_add", "u_new", **{"items-0-text": "sneaky", "arg-wait": "1"})
     assert response.status_code == 403
-    assert answer_of(response)["error"] == "insufficient_scope"
-    assert "Refused:" in response.content.decode()
+    refused = read_api.tool("add", items=[{"text": "sneaky"}]).json()
+    assert answer_of(response) == refused, "the refusal a read key gets over HTTP, in the same words"
+    assert refused["error"] == "insufficient_scope"
+    assert f"Refused: {refused['message']}" in response.content.decode()
     assert not Item.objects.exists() and not EndUser.objects.filter(external_id="u_new").exists()
     json_way = run(client, project, "memory_add", "u_new", **{"items-json": '[{"text": "sneaky"}]'})
     assert json_way.status_code == 403 and not Item.objects.exists()
@@ -148,6 +151,9 @@ def test_bad_arguments_show_the_field_and_its_bound(alice, project, api):
     assert f'<p class="field-error" id="pg-arg-limit-error" role="alert">limit: from 1 to {GREP_LIMIT_MAX} (got 500)</p>' in html
     assert re.search(r'name="arg-limit"[^>]*aria-invalid="true"', html)
     assert answer_of(response)["bound"] == GREP_LIMIT_MAX and answer_of(response)["field"] == "limit"
+    http = api.tool("grep", pattern="Porto", limit=500)
+    assert response.context["result"]["json"] == json.dumps(http.json(), indent=2, ensure_ascii=False), (
+        "the JSON shown is the HTTP route's, key for key")
 
     too_long = run(client, project, "memory_add", **{"items-0-text": "x" * (ITEM_TEXT_MAX + 1)})
     assert too_long.status_code == 400
@@ -211,6 +217,20 @@ def test_the_answer_equals_what_the_http_route_answers(alice, project, api):
         http = api.tool(name.removeprefix("memory_"), **arguments)
         assert response.context["result"]["status"] == http.status_code, name
         assert answer_of(response) == http.json(), name
+
+
+def test_a_tool_that_fails_is_shown_as_failed(alice, project, api):
+    api.add({"text": "I moved to Porto."})
+    with connection.cursor() as cursor:  # the database loses a table under the tool's feet
+        cursor.execute("ALTER TABLE memory_passage RENAME TO memory_passage_gone")
+    try:
+        response = run(logged_in(alice), project, "memory_grep", **{"arg-pattern": "Porto"})
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("ALTER TABLE memory_passage_gone RENAME TO memory_passage")
+    assert response.context["result"]["status"] == 500
+    assert re.search(r'id="pg-status">500\s+failed', response.content.decode())
+    assert answer_of(response)["message"].startswith("The tool failed: ")
 
 
 def test_the_readable_view_links_hits_into_the_memory_view(alice, project, api):

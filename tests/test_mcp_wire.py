@@ -97,6 +97,15 @@ def test_a_tool_that_cannot_answer_is_an_error_result_not_a_protocol_error(api):
     assert json.loads(result["content"][0]["text"])["error"] == "no_memory"
 
 
+def test_a_tool_error_carries_the_http_routes_json_byte_for_byte(api):
+    api.add({"text": "Alice: my cat is called Miso", "id": "m1"})
+    path = "passages/memory/notes/café.md"  # not ASCII: the two texts agree on every byte, not just as JSON
+    http = api.tool("read", path=path)
+    assert http.status_code == 404 and http.json()["error"] == "not_found"
+    result = api.call("memory_read", path=path)["result"]
+    assert result == {"content": [{"type": "text", "text": http.content.decode()}], "isError": True}
+
+
 def test_an_unknown_tool_is_invalid_params(api):
     error = api.call("memory_teleport")["error"]
     assert error["code"] == -32602 and error["data"]["error"] == "unknown_tool"
@@ -191,3 +200,14 @@ def test_a_read_key_calling_memory_add_is_403_insufficient_scope(read_api):
     assert response.status_code == 403
     assert 'error="insufficient_scope"' in response.headers["WWW-Authenticate"]
     assert response.json()["error"]["data"]["error"] == "insufficient_scope"
+
+
+def test_a_read_key_calling_memory_add_is_refused_in_the_same_words_as_over_http(read_api):
+    rpc = read_api.mcp("tools/call", {"name": "memory_add", "arguments": {"items": [{"text": "x"}]}}).json()
+    http = read_api.tool("add", items=[{"text": "x"}])
+    assert http.status_code == 403
+    assert rpc["error"]["code"] == -32600
+    assert rpc["error"]["data"] == http.json(), "the refusal's JSON is the HTTP route's"
+    assert rpc["error"]["message"] == http.json()["message"]
+    assert "needs a read and write key or a Read and save connection" in rpc["error"]["message"]
+    assert rpc["error"]["data"]["scope"] == "memory:write"

@@ -94,7 +94,8 @@ def test_the_read_tools_answer_as_over_http(seeded, project, tmp_path):
     assert json.loads(answer["calls"][0]["text"])["hits"][0]["item_ids"] == ["m1"]
 
 
-def test_it_speaks_line_delimited_json_rpc_and_refuses_what_it_should(seeded, project):
+def test_it_speaks_line_delimited_json_rpc_and_refuses_what_it_should(seeded, read_api, project):
+    missing = "passages/memory/notes/café.md"
     out = raw(project, [
         json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
         json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
@@ -104,11 +105,17 @@ def test_it_speaks_line_delimited_json_rpc_and_refuses_what_it_should(seeded, pr
                     "params": {"name": "memory_add", "arguments": {"items": [{"text": "x"}]}}}),
         json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
                     "params": {"name": "memory_grep", "arguments": {"pattern": "x", "limit": 99}}}),
+        json.dumps({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                    "params": {"name": "memory_read", "arguments": {"path": missing}}}),
     ])
     assert out[0] == {"jsonrpc": "2.0", "id": 1, "result": {}}
-    assert [o["error"]["code"] for o in out[1:]] == [-32700, -32600, -32600, -32602]
-    assert out[3]["error"]["data"]["error"] == "insufficient_scope"
-    assert len(out) == 5  # the notification got no answer
+    assert [o["error"]["code"] for o in out[1:5]] == [-32700, -32600, -32600, -32602]
+    refused = read_api.tool("add", items=[{"text": "x"}])
+    assert out[3]["error"]["data"] == refused.json(), "refused in the HTTP route's words"
+    assert out[3]["error"]["message"] == refused.json()["message"]
+    not_found = seeded.tool("read", path=missing)
+    assert out[5]["result"] == {"content": [{"type": "text", "text": not_found.content.decode()}], "isError": True}
+    assert len(out) == 6  # the notification got no answer
 
 
 def test_add_descriptions_match_the_hosted_server(seeded, project):

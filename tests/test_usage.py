@@ -42,3 +42,14 @@ def test_one_project_never_sees_anothers_usage(api, charlie_api, project, other_
     charlie_api.tool("overview")
     assert UsageDay.objects.filter(project=project).count() == 1
     assert UsageDay.objects.filter(project=other_project).count() == 1
+
+
+def test_a_refusal_is_counted_alike_over_http_and_mcp(read_api, read_key):
+    read_api.tool("add", items=[{"text": "x"}])
+    read_api.call("memory_add", items=[{"text": "x"}])
+    counted = rows()
+    for surface in ("http", "mcp"):
+        assert counted[("memory_add", read_key[0].prefix, surface)].errors == 1, surface
+    kept = RecentError.objects.filter(error="insufficient_scope")
+    assert sorted(e.surface for e in kept) == ["http", "mcp"]
+    assert len({e.message for e in kept}) == 1, "the same words on both surfaces"

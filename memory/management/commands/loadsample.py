@@ -52,8 +52,10 @@ class Command(BaseCommand):
         add = tools.BY_NAME["memory_add"]
         added = 0
         for start in range(0, len(items), ITEMS_MAX):
-            answer = tools.call(add, context, {"items": items[start:start + ITEMS_MAX], "wait": False})
-            added += sum(r["status"] != "unchanged" for r in answer["items"])
+            outcome = tools.call(add, context, {"items": items[start:start + ITEMS_MAX], "wait": False})
+            if outcome.error:
+                raise CommandError(outcome.message)
+            added += sum(r["status"] != "unchanged" for r in outcome.body["items"])
         memory = Memory.of(context)
         unread = memory.items().exclude(read_version=F("version"))
         deadline = time.monotonic() + WORKER_GRACE
