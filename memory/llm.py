@@ -15,7 +15,9 @@ from datetime import date, datetime
 
 from django.conf import settings
 
-from .extraction import extractor
+from .extraction.attributes import ATTRIBUTES, Fact
+from .extraction.extractor import extract
+from .extraction.grammar import as_person
 from . import usage
 
 log = logging.getLogger(__name__)
@@ -80,7 +82,7 @@ def chat(messages: list[dict], *, response_format: dict | None = None, max_token
 
 # ---- facts ---------------------------------------------------------------------------------------------
 
-_FACT_FIELDS = {"subject": {"type": "string"}, "attribute": {"type": "string", "enum": list(extractor.ATTRIBUTES)},
+_FACT_FIELDS = {"subject": {"type": "string"}, "attribute": {"type": "string", "enum": list(ATTRIBUTES)},
                 "value": {"type": "string"}, "valid_from": {"type": ["string", "null"]},
                 "valid_to": {"type": ["string", "null"]}, "ended": {"type": "boolean"},
                 "correction": {"type": "boolean"}, "evidence": {"type": "string"}}
@@ -114,7 +116,7 @@ def _day(value) -> date | None:
     return date.fromisoformat(value)
 
 
-def _fact(row: dict, text: str, me: str | None) -> extractor.Fact | None:
+def _fact(row: dict, text: str, me: str | None) -> Fact | None:
     """One row of the model's answer as a Fact, or None when any field is off (precision over recall)."""
     try:
         subject, attribute, value = (row[k].strip() for k in ("subject", "attribute", "value"))
@@ -124,12 +126,12 @@ def _fact(row: dict, text: str, me: str | None) -> extractor.Fact | None:
         valid_from, valid_to = _day(row.get("valid_from")), _day(row.get("valid_to"))
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
-    if (not subject or len(subject) > 80 or attribute not in extractor.ATTRIBUTES or len(value) > VALUE_MAX
+    if (not subject or len(subject) > 80 or attribute not in ATTRIBUTES or len(value) > VALUE_MAX
             or not (value or ended) or attribute == "birthday" and value and not _BIRTHDAY.fullmatch(value)):
         return None
     evidence = str(row.get("evidence") or "").strip()
     # Evidence locates the source passage; a sentence the text does not contain would point nowhere.
-    return extractor.Fact(extractor._person(subject) or subject, attribute, value, valid_from, valid_to, ended,
+    return Fact(as_person(subject) or subject, attribute, value, valid_from, valid_to, ended,
                         correction, evidence if evidence and evidence in text else "")
 
 
@@ -144,15 +146,15 @@ def _chunks(text: str) -> list[str]:
     return [*pieces, current] if current else pieces
 
 
-def extract_facts(text: str, *, author: str | None, at, end_user: str | None = None) -> list[extractor.Fact]:
-    """Facts stated in `text`, said by `author` at `at`, read by the model; same contract as
-    `extractor.extract`. A piece the model cannot read (error, junk answer) is read by the rules instead, so
-    the background read never fails because of a model."""
-    me = extractor._person(author) or extractor._person(end_user)
+def extract_facts(text: str, *, author: str | None, at, end_user: str | None = None) -> list[Fact]:
+    """Facts stated in `text`, said by `author` at `at`, read by the model; same contract as the rules'
+    `extract`. A piece the model cannot read (error, junk answer) is read by the rules instead, so the
+    background read never fails because of a model."""
+    me = as_person(author) or as_person(end_user)
     today = (at.date() if isinstance(at, datetime) else at).isoformat()
     system = _EXTRACT_SYSTEM.format(me=me or "the unnamed user", today=today, attributes="\n".join(
-        f"- {a.name}: {a.about}" for a in extractor.ATTRIBUTES.values()))
-    facts: list[extractor.Fact] = []
+        f"- {a.name}: {a.about}" for a in ATTRIBUTES.values()))
+    facts: list[Fact] = []
     for piece in _chunks(text or ""):
         quoted = re.sub(r"<(/?\s*text)", r"&lt;\1", piece, flags=re.I)
         try:
@@ -164,7 +166,7 @@ def extract_facts(text: str, *, author: str | None, at, end_user: str | None = N
                 raise ValueError("facts is not a list")
         except (ModelError, ValueError, KeyError, TypeError) as e:
             log.warning("model extraction failed, using the rules: %s", type(e).__name__)
-            facts += extractor.extract(piece, author=author, at=at, end_user=end_user)
+            facts += extract(piece, author=author, at=at, end_user=end_user)
             continue
         facts += [f for f in (_fact(row, piece, me) for row in rows if isinstance(row, dict)) if f]
     return list(dict.fromkeys(facts))

@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from ..errors import CannotAnswer
-from ..extraction.extractor import ATTRIBUTES
+from ..extraction.attributes import ATTRIBUTES
 from ..read.facts import subject_key
 from ..models import Fact
 from ..paths import iso

@@ -12,7 +12,7 @@ from django.utils import timezone
 from . import history, retrieval
 from .. import llm
 from .browse import passage_json
-from ..extraction.extractor import ATTRIBUTES
+from ..extraction.attributes import ATTRIBUTES
 from ..read.facts import subject_key
 from ..limits import SEARCH_HITS
 from ..selectors import Memory

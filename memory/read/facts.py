@@ -5,7 +5,8 @@ from datetime import UTC, date, datetime, time
 from django.conf import settings
 from django.utils import timezone
 
-from ..extraction import extractor
+from ..extraction.attributes import ATTRIBUTES, Fact as ExtractedFact
+from ..extraction.extractor import extract
 from ..models import Fact, Item, Passage
 
 
@@ -27,10 +28,10 @@ def fact_extractor():
         from ..llm import extract_facts
 
         return extract_facts
-    return extractor.extract
+    return extract
 
 
-def _source(fact: extractor.Fact, passages: list[Passage]) -> Passage | None:
+def _source(fact: ExtractedFact, passages: list[Passage]) -> Passage | None:
     for passage in passages:
         if fact.evidence and fact.evidence[:80] in passage.text:
             return passage
@@ -44,7 +45,7 @@ def record_facts(item: Item, passages: list[Passage]) -> int:
     found = fact_extractor()(item.text, author=item.author or None, at=item.at, end_user=item.end_user.external_id)
     rows = []
     for fact in found:
-        single = extractor.ATTRIBUTES.get(fact.attribute)
+        single = ATTRIBUTES.get(fact.attribute)
         if single is None:
             continue
         if fact.correction and single.single:
@@ -66,7 +67,7 @@ def record_facts(item: Item, passages: list[Passage]) -> int:
     return len(rows)
 
 
-def _retract_corrected(item: Item, fact: extractor.Fact, now: datetime) -> None:
+def _retract_corrected(item: Item, fact: ExtractedFact, now: datetime) -> None:
     """'Actually, I live in Braga, not Porto': the value said before this is withdrawn, not ended."""
     earlier = (Fact.objects.filter(end_user_id=item.end_user_id, subject_key=subject_key(fact.subject),
                                    attribute=fact.attribute, kind="value", retracted_at__isnull=True,
