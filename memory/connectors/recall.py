@@ -17,7 +17,7 @@ from ..query import search
 from ..query.browse import passage_json
 from ..paths import iso
 from ..selectors import Memory
-from ..validation import parse_date
+from ..validation import GivenTime
 from . import brief
 
 DEEP_CALLS = 6  # extra model calls with deep
@@ -122,16 +122,18 @@ def _text(question: str, as_of: str | None, estimate: float, kept: brief.Kept, a
     return "\n".join(lines) + "\n"
 
 
-def memory_recall(*, memory: Memory, question: str, as_of: str | None = None, deep: bool = False) -> dict:
+def memory_recall(*, memory: Memory, question: str, as_of: GivenTime | None = None, deep: bool = False) -> dict:
     """The brief for a question as of a day: records, worked-out lines, passages, one block of text, and
-    `enough` (0 to 1) that memory holds the answer. One model call when configured; with deep, up to seven."""
-    kept = brief.keep(memory, question, parse_date(as_of, "as_of") if as_of else None)
+    `enough` (0 to 1) that memory holds the answer. One model call when configured; with deep, up to seven.
+    The answer names the day as the caller wrote it."""
+    kept = brief.keep(memory, question, as_of)
+    as_written = as_of.text if as_of else None
     estimate = brief.enough(brief.features(memory, kept))
     answer, calls = _model(memory, kept, deep) if llm.configured() and kept.hits else (None, 0)
     if answer:
         estimate = answer["enough"]  # the model read the passages; its estimate replaces the fitted one
-    out = {"question": question, "as_of": as_of, "enough": round(estimate, 3),
-           "text": _text(question, as_of, estimate, kept, answer), "records": kept.records,
+    out = {"question": question, "as_of": as_written, "enough": round(estimate, 3),
+           "text": _text(question, as_written, estimate, kept, answer), "records": kept.records,
            "worked_out": kept.worked_out,
            "passages": [passage_json(p, score=round(score, 6)) for score, p in kept.hits]}
     if calls:
