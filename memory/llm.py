@@ -26,6 +26,11 @@ TIMEOUT = 20  # seconds per attempt; a read or a search should not hang on a slo
 CHUNK = 8_000  # characters of item text per extraction call, cut at line ends
 VALUE_MAX = 120  # a longer "value" is a sentence, not a value
 PASSAGE_MAX = 2_000  # characters of one passage quoted to the brief
+SUBJECT_MAX = 80  # a longer "subject" is a phrase, not someone's name
+ATTEMPTS = 2  # one retry, for a transient failure
+ANSWER_TOKENS = 600  # a chat answer's bound when the caller names none
+FACTS_TOKENS = 1_500  # one chunk's facts as JSON
+BRIEF_TOKENS = 300  # the brief's 1 to 3 sentences with their citations
 _DAY, _BIRTHDAY = re.compile(r"\d{4}-\d{2}-\d{2}"), re.compile(r"(\d{4}|-)-\d{2}-\d{2}")
 _FIRST_PERSON = {"i", "me", "myself", "user", "the user", "author", "the author", "speaker"}
 
@@ -39,7 +44,7 @@ def configured() -> bool:
     return bool(settings.LLM_BASE_URL and settings.LLM_API_KEY)
 
 
-def chat(messages: list[dict], *, response_format: dict | None = None, max_tokens: int = 600) -> str:
+def chat(messages: list[dict], *, response_format: dict | None = None, max_tokens: int = ANSWER_TOKENS) -> str:
     """The assistant message of one chat completion. Raises ModelError on any failure.
 
     One retry on a 5xx, a timeout or a dropped connection (transient); none on a 4xx (it would fail again).
@@ -55,7 +60,7 @@ def chat(messages: list[dict], *, response_format: dict | None = None, max_token
                  "Accept": "application/json", "X-Title": "twin memory"},
     )
     usage.model_call()  # counted once per call, retries included, for the console's Usage page
-    for attempt in (1, 2):
+    for attempt in range(1, ATTEMPTS + 1):
         try:
             with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
                 data = json.loads(response.read())
@@ -69,7 +74,7 @@ def chat(messages: list[dict], *, response_format: dict | None = None, max_token
             raise ModelError("the model's answer is not JSON") from None
         # Only the status or error class is logged: the request (and its key) never is.
         log.warning("model call failed (attempt %d): %s", attempt, error)
-        if not transient or attempt == 2:
+        if not transient or attempt == ATTEMPTS:
             raise ModelError(error)
     try:
         content = data["choices"][0]["message"]["content"]
@@ -126,7 +131,7 @@ def _fact(row: dict, text: str, me: str | None) -> Fact | None:
         valid_from, valid_to = _day(row.get("valid_from")), _day(row.get("valid_to"))
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
-    if (not subject or len(subject) > 80 or attribute not in ATTRIBUTES or len(value) > VALUE_MAX
+    if (not subject or len(subject) > SUBJECT_MAX or attribute not in ATTRIBUTES or len(value) > VALUE_MAX
             or not (value or ended) or attribute == "birthday" and value and not _BIRTHDAY.fullmatch(value)):
         return None
     evidence = str(row.get("evidence") or "").strip()
@@ -160,7 +165,7 @@ def extract_facts(text: str, *, author: str | None, at, end_user: str | None = N
         try:
             answer = chat([{"role": "system", "content": system},
                            {"role": "user", "content": f"Said on {today}.\n<text>\n{quoted}\n</text>"}],
-                          response_format=FACTS_FORMAT, max_tokens=1500)
+                          response_format=FACTS_FORMAT, max_tokens=FACTS_TOKENS)
             rows = json.loads(re.sub(r"^```(?:json)?\s*|\s*```$", "", answer.strip()))["facts"]
             if not isinstance(rows, list):
                 raise ValueError("facts is not a list")
@@ -210,7 +215,7 @@ def brief_answer(query: str, known: list[dict], hits: list[dict]) -> dict | None
     prompt = "<memory>\n" + "\n".join(blocks) + f"\n</memory>\n\n<question>{quote_data(query)}</question>"
     try:
         text = chat([{"role": "system", "content": _BRIEF_SYSTEM}, {"role": "user", "content": prompt}],
-                    max_tokens=300).strip()
+                    max_tokens=BRIEF_TOKENS).strip()
         if not text:
             raise ModelError("an empty answer")
     except ModelError:

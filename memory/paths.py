@@ -8,11 +8,12 @@ from django.utils.text import slugify
 PASSAGE_ID = re.compile(r"^(th_[0-9a-f]{16})/p_(\d{4,})$")
 PLURAL = {"message": "messages", "document": "documents", "note": "notes"}
 INDEX_PATH = "index.md"
+THREAD_ID_HEX = 16  # hex digits of a thread id (th_<16 hex>): 64 bits of a hash, unique in practice
 
 
 def thread_id(end_user_pk: int, kind: str, key: str) -> str:
     digest = hashlib.sha256(f"{end_user_pk}\x00{kind}\x00{key}".encode()).hexdigest()
-    return f"th_{digest[:16]}"
+    return f"th_{digest[:THREAD_ID_HEX]}"
 
 
 def passage_id(tid: str, seq: int) -> str:

@@ -25,6 +25,8 @@ THIN = 0.5  # below this estimate, memory is thin: deep follows names
 FOLLOW_HITS = 4  # passages kept per name followed
 PASSAGES_MAX = 24
 PASSAGE_TEXT = 600  # characters of a passage in the text block
+ANSWER_TOKENS = 400  # the model's answer: a few sentences, its estimate and the names to follow, as JSON
+FOLLOW_MAX = 10  # names one answer of the model may ask to follow
 _NAME = re.compile(r"\b[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*")
 _QUESTION_WORDS = {"what", "when", "who", "where", "why", "how", "which", "did", "does", "do", "is", "was", "the"}
 
@@ -60,10 +62,10 @@ def _ask(question: str, kept: brief.Kept) -> dict | None:
     try:
         text = llm.chat([{"role": "system", "content": _SYSTEM.format(as_of=day)},
                          {"role": "user", "content": _prompt(question, kept)}], response_format=FORMAT,
-                        max_tokens=400)
+                        max_tokens=ANSWER_TOKENS)
         data = json.loads(re.sub(r"^```(?:json)?\s*|\s*```$", "", text.strip()))
         answer, estimate = str(data["answer"]).strip(), float(data["enough"])
-        follow = [str(n).strip() for n in data.get("follow") or [] if str(n).strip()][:10]
+        follow = [str(n).strip() for n in data.get("follow") or [] if str(n).strip()][:FOLLOW_MAX]
     except (llm.ModelError, ValueError, KeyError, TypeError):
         return None
     return {"answer": answer, "enough": min(1.0, max(0.0, estimate)), "follow": follow} if answer else None

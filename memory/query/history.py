@@ -20,7 +20,7 @@ from ..selectors import Memory
 
 NEAREST_SUBJECTS = 5  # offered when a subject is not found
 NEAREST_SIMILARITY = 0.5  # difflib's ratio a name must reach to be offered as nearest
-CURRENT_FACTS_DEFAULT = 20
+CURRENT_FACTS_DEFAULT = 20  # the newest facts, when a caller names no limit
 
 
 @dataclass

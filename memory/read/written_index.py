@@ -6,7 +6,7 @@ from ..models import WrittenIndex
 from ..paths import PLURAL, subject_path
 from ..selectors import Memory
 
-THREADS_LISTED = 100
+THREADS_LISTED = 100  # threads (and subjects) listed: index.md stays a page a model reads whole
 OPENING_WORDS = 12  # of a thread's first passage: enough to tell threads apart at a glance
 
 
