@@ -37,8 +37,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memory.extraction.extractor import ATTRIBUTES, extract  # noqa: E402
-from memory.extraction.rules import JOB_HEADS, PETS  # noqa: E402
+from memory.extraction.attributes import ATTRIBUTES  # noqa: E402
+from memory.extraction.extractor import extract  # noqa: E402
+from memory.extraction.vocabulary import JOB_HEADS, PETS  # noqa: E402
 
 CASES = ROOT / "bench" / "extraction_cases.jsonl"
 LOCOMO = Path("/work/shared/bench/locomo-dev")

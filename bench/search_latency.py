@@ -384,9 +384,10 @@ def measure(key: str, users: dict[str, int], n_queries: int):
 
 def explain(end_user: int, question: str):
     from memory.query import retrieval
+    from memory.selectors import Memory, PassageFilters
 
-    filters = retrieval.Filters(current_at=datetime.now(timezone.utc))
-    for source, plan in retrieval.explain(end_user, question, filters).items():
+    filters = PassageFilters(current_at=datetime.now(timezone.utc))
+    for source, plan in retrieval.explain(Memory.of_end_user(end_user), question, filters).items():
         print(f"-- {source} source\n{plan}")
 
 
@@ -417,10 +418,11 @@ def main():
         fill([(users[name].pk, size) for name, size in shape])
     # What the beat's tend_own_indexes does for a big memory (memory/read/own_indexes.py).
     from memory.read import own_indexes
+    from memory.selectors import Memory
 
     for end_user in own_indexes.wanted():
         started = time.perf_counter()
-        built = own_indexes.build(end_user)
+        built = own_indexes.build(Memory.of_end_user(end_user))
         print(f"built {', '.join(built)} in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     _, key = api_key_create(project=project, access="read", name="search latency bench")
     total = Passage.objects.count()

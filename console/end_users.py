@@ -16,7 +16,7 @@ from django.urls import reverse
 from accounts.selectors import end_user_count, end_user_of_project, end_users_of_project
 from memory.query import browse, history
 from memory.errors import CannotAnswer
-from memory.paths import passage_id
+from memory.paths import passage_id, subject_path
 from memory.selectors import Memory
 from memory.services import memory_forget
 
@@ -87,7 +87,7 @@ def _threads(memory: Memory, selected: str) -> dict:
 
 def _subjects(memory: Memory, selected: str) -> dict:
     """Every subject with a fact, and one subject's history grouped by attribute, oldest first."""
-    known = sorted(history.subjects(memory).items(), key=lambda kv: kv[1].casefold())
+    known = sorted(memory.subjects().items(), key=lambda kv: kv[1].casefold())
     out = {"subjects": [{"key": k, "name": n} for k, n in known], "subject": None}
     chosen = dict(known).get(selected) if selected else None
     if chosen:
@@ -96,7 +96,7 @@ def _subjects(memory: Memory, selected: str) -> dict:
         for entry in found["chain"]:
             by_attribute.setdefault(entry["attribute"], []).append(entry)
         out["subject"] = {"key": selected, "name": found["subject"], "attributes": sorted(by_attribute.items()),
-                          "path": history.subject_path(found["subject"])}
+                          "path": subject_path(found["subject"])}
     return out
 
 

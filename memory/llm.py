@@ -15,7 +15,9 @@ from datetime import date, datetime
 
 from django.conf import settings
 
-from .extraction import extractor
+from .extraction.attributes import ATTRIBUTES, Fact
+from .extraction.extractor import extract
+from .extraction.grammar import as_person
 from . import usage
 
 log = logging.getLogger(__name__)
@@ -24,6 +26,11 @@ TIMEOUT = 20  # seconds per attempt; a read or a search should not hang on a slo
 CHUNK = 8_000  # characters of item text per extraction call, cut at line ends
 VALUE_MAX = 120  # a longer "value" is a sentence, not a value
 PASSAGE_MAX = 2_000  # characters of one passage quoted to the brief
+SUBJECT_MAX = 80  # a longer "subject" is a phrase, not someone's name
+ATTEMPTS = 2  # one retry, for a transient failure
+ANSWER_TOKENS = 600  # a chat answer's bound when the caller names none
+FACTS_TOKENS = 1_500  # one chunk's facts as JSON
+BRIEF_TOKENS = 300  # the brief's 1 to 3 sentences with their citations
 _DAY, _BIRTHDAY = re.compile(r"\d{4}-\d{2}-\d{2}"), re.compile(r"(\d{4}|-)-\d{2}-\d{2}")
 _FIRST_PERSON = {"i", "me", "myself", "user", "the user", "author", "the author", "speaker"}
 
@@ -37,7 +44,7 @@ def configured() -> bool:
     return bool(settings.LLM_BASE_URL and settings.LLM_API_KEY)
 
 
-def chat(messages: list[dict], *, response_format: dict | None = None, max_tokens: int = 600) -> str:
+def chat(messages: list[dict], *, response_format: dict | None = None, max_tokens: int = ANSWER_TOKENS) -> str:
     """The assistant message of one chat completion. Raises ModelError on any failure.
 
     One retry on a 5xx, a timeout or a dropped connection (transient); none on a 4xx (it would fail again).
@@ -53,7 +60,7 @@ def chat(messages: list[dict], *, response_format: dict | None = None, max_token
                  "Accept": "application/json", "X-Title": "twin memory"},
     )
     usage.model_call()  # counted once per call, retries included, for the console's Usage page
-    for attempt in (1, 2):
+    for attempt in range(1, ATTEMPTS + 1):
         try:
             with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
                 data = json.loads(response.read())
@@ -67,7 +74,7 @@ def chat(messages: list[dict], *, response_format: dict | None = None, max_token
             raise ModelError("the model's answer is not JSON") from None
         # Only the status or error class is logged: the request (and its key) never is.
         log.warning("model call failed (attempt %d): %s", attempt, error)
-        if not transient or attempt == 2:
+        if not transient or attempt == ATTEMPTS:
             raise ModelError(error)
     try:
         content = data["choices"][0]["message"]["content"]
@@ -80,7 +87,7 @@ def chat(messages: list[dict], *, response_format: dict | None = None, max_token
 
 # ---- facts ---------------------------------------------------------------------------------------------
 
-_FACT_FIELDS = {"subject": {"type": "string"}, "attribute": {"type": "string", "enum": list(extractor.ATTRIBUTES)},
+_FACT_FIELDS = {"subject": {"type": "string"}, "attribute": {"type": "string", "enum": list(ATTRIBUTES)},
                 "value": {"type": "string"}, "valid_from": {"type": ["string", "null"]},
                 "valid_to": {"type": ["string", "null"]}, "ended": {"type": "boolean"},
                 "correction": {"type": "boolean"}, "evidence": {"type": "string"}}
@@ -114,7 +121,7 @@ def _day(value) -> date | None:
     return date.fromisoformat(value)
 
 
-def _fact(row: dict, text: str, me: str | None) -> extractor.Fact | None:
+def _fact(row: dict, text: str, me: str | None) -> Fact | None:
     """One row of the model's answer as a Fact, or None when any field is off (precision over recall)."""
     try:
         subject, attribute, value = (row[k].strip() for k in ("subject", "attribute", "value"))
@@ -124,12 +131,12 @@ def _fact(row: dict, text: str, me: str | None) -> extractor.Fact | None:
         valid_from, valid_to = _day(row.get("valid_from")), _day(row.get("valid_to"))
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
-    if (not subject or len(subject) > 80 or attribute not in extractor.ATTRIBUTES or len(value) > VALUE_MAX
+    if (not subject or len(subject) > SUBJECT_MAX or attribute not in ATTRIBUTES or len(value) > VALUE_MAX
             or not (value or ended) or attribute == "birthday" and value and not _BIRTHDAY.fullmatch(value)):
         return None
     evidence = str(row.get("evidence") or "").strip()
     # Evidence locates the source passage; a sentence the text does not contain would point nowhere.
-    return extractor.Fact(extractor._person(subject) or subject, attribute, value, valid_from, valid_to, ended,
+    return Fact(as_person(subject) or subject, attribute, value, valid_from, valid_to, ended,
                         correction, evidence if evidence and evidence in text else "")
 
 
@@ -144,27 +151,27 @@ def _chunks(text: str) -> list[str]:
     return [*pieces, current] if current else pieces
 
 
-def extract_facts(text: str, *, author: str | None, at, end_user: str | None = None) -> list[extractor.Fact]:
-    """Facts stated in `text`, said by `author` at `at`, read by the model; same contract as
-    `extractor.extract`. A piece the model cannot read (error, junk answer) is read by the rules instead, so
-    the background read never fails because of a model."""
-    me = extractor._person(author) or extractor._person(end_user)
+def extract_facts(text: str, *, author: str | None, at, end_user: str | None = None) -> list[Fact]:
+    """Facts stated in `text`, said by `author` at `at`, read by the model; same contract as the rules'
+    `extract`. A piece the model cannot read (error, junk answer) is read by the rules instead, so the
+    background read never fails because of a model."""
+    me = as_person(author) or as_person(end_user)
     today = (at.date() if isinstance(at, datetime) else at).isoformat()
     system = _EXTRACT_SYSTEM.format(me=me or "the unnamed user", today=today, attributes="\n".join(
-        f"- {a.name}: {a.about}" for a in extractor.ATTRIBUTES.values()))
-    facts: list[extractor.Fact] = []
+        f"- {a.name}: {a.about}" for a in ATTRIBUTES.values()))
+    facts: list[Fact] = []
     for piece in _chunks(text or ""):
         quoted = re.sub(r"<(/?\s*text)", r"&lt;\1", piece, flags=re.I)
         try:
             answer = chat([{"role": "system", "content": system},
                            {"role": "user", "content": f"Said on {today}.\n<text>\n{quoted}\n</text>"}],
-                          response_format=FACTS_FORMAT, max_tokens=1500)
+                          response_format=FACTS_FORMAT, max_tokens=FACTS_TOKENS)
             rows = json.loads(re.sub(r"^```(?:json)?\s*|\s*```$", "", answer.strip()))["facts"]
             if not isinstance(rows, list):
                 raise ValueError("facts is not a list")
         except (ModelError, ValueError, KeyError, TypeError) as e:
             log.warning("model extraction failed, using the rules: %s", type(e).__name__)
-            facts += extractor.extract(piece, author=author, at=at, end_user=end_user)
+            facts += extract(piece, author=author, at=at, end_user=end_user)
             continue
         facts += [f for f in (_fact(row, piece, me) for row in rows if isinstance(row, dict)) if f]
     return list(dict.fromkeys(facts))
@@ -208,7 +215,7 @@ def brief_answer(query: str, known: list[dict], hits: list[dict]) -> dict | None
     prompt = "<memory>\n" + "\n".join(blocks) + f"\n</memory>\n\n<question>{quote_data(query)}</question>"
     try:
         text = chat([{"role": "system", "content": _BRIEF_SYSTEM}, {"role": "user", "content": prompt}],
-                    max_tokens=300).strip()
+                    max_tokens=BRIEF_TOKENS).strip()
         if not text:
             raise ModelError("an empty answer")
     except ModelError:

@@ -175,7 +175,7 @@ class Fact(models.Model):
 
     World time: `valid_from` (the date the statement gives, else when it was said) to `valid_to` (when it
     says it ended, or the item's `expires`); a later value of a single-valued attribute ends it too, which
-    history.py works out from the chain rather than storing, so a retraction can restore the value before.
+    query/history.py works out from the chain rather than storing, so a retraction can restore the value before.
     System time: `recorded_at` and `retracted_at` (an edit of its item, a correction, or a forget).
     `stated_at` is when it was said, so an as-of question never uses what was said later.
     """

@@ -1,16 +1,128 @@
 """The only tenant-scoped reads: every memory query starts from a Memory, one end user of one project.
 
-A Memory is built from the request Context, which comes from the credential, so no caller-given value can
-widen it; services and tools take a Memory and query through it, never through the models directly.
+A Memory is built from the request Context, which comes from the credential (or, in a task, from the end
+user's id the task was queued with), so no caller-given value can widen it. Services, tools and tasks take
+a Memory and read through it: its querysets are already scoped to the end user (refining them is fine), and
+the SQL search ranks with runs here, scoped the same way. No other module names a memory model's manager to
+read, or runs SQL on an end user's rows.
+
+Two reads span every end user, for the beat's upkeep only (the sweep of unread items, the own indexes):
+unread_items_by_end_user and end_users_with_passages, at the end.
 """
 
-from django.db.models import QuerySet
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import numpy as np
+from django.db import connection
+from django.db.models import F, Q, QuerySet
+from django.utils import timezone
+from pgvector import Vector
 
 from accounts.auth import Context
 from accounts.models import EndUser
 
 from .errors import CannotAnswer
-from .models import Item, Passage, Thread, WrittenIndex
+from .models import Fact, Item, ItemVersion, MemoryStats, Passage, Thread, WrittenIndex
+
+
+def named_rows(cursor) -> list[dict]:
+    """The cursor's rows as dicts by column name: SQL results are read by name, never by position."""
+    names = [column.name for column in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+@dataclass(frozen=True)
+class TermStatistics:
+    """What BM25 needs about a question in one memory (kept by read/stats.py as passages come and go)."""
+
+    terms: list[str]  # the question's words, normalised as the passages' full text is
+    passages: int  # how many passages the memory holds
+    average_length: float  # lexemes per passage
+    document_frequency: dict[str, int]  # term -> how many passages hold it
+
+
+@dataclass(frozen=True)
+class PassageFilters:
+    """Which passages a search may return: a date window, a path prefix, and what had not expired by then."""
+
+    before: datetime | None = None
+    after: datetime | None = None
+    scope: str = ""
+    current_at: datetime | None = None  # leave out what had expired by then
+
+    def sql(self, alias: str) -> tuple[str, dict]:
+        """The WHERE clause on passage `alias` (the end user's own, always first) and its parameters."""
+        parts, params = [f"{alias}.end_user_id = %(end_user)s"], {}
+        if self.before:
+            parts.append(f"{alias}.at < %(before)s")
+            params["before"] = self.before
+        if self.after:
+            parts.append(f"{alias}.at >= %(after)s")
+            params["after"] = self.after
+        if self.scope:
+            parts.append(f"{alias}.path LIKE %(scope)s")
+            params["scope"] = self.scope.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        if self.current_at:
+            parts.append(f"({alias}.expires IS NULL OR {alias}.expires > %(current_at)s)")
+            params["current_at"] = self.current_at
+        return " AND ".join(parts), params
+
+
+_TERM_STATISTICS = """
+SELECT q.term, coalesce(t.df, 0) AS df, coalesce(s.passages, 0) AS passages, coalesce(s.lexemes, 0) AS lexemes
+FROM unnest(tsvector_to_array(to_tsvector('english', %(query)s))) AS q(term)
+LEFT JOIN memory_termstat t ON t.end_user_id = %(end_user)s AND t.term = q.term
+LEFT JOIN memory_memorystats s ON s.end_user_id = %(end_user)s
+"""
+
+_BY_TEXT = """
+SELECT p.id FROM memory_passage p WHERE {p} AND p.search @@ %(tsq)s::tsquery
+ORDER BY ts_rank(p.search, %(tsq)s::tsquery) DESC LIMIT {n}
+"""
+
+_BY_VECTOR = """
+SELECT p.id FROM memory_passage p WHERE {p} ORDER BY p.embedding <=> %(q)s::halfvec LIMIT {n}
+"""
+
+# Every candidate (the two sources' ids and each one's neighbour either side in its thread) with what it is
+# scored on, in one round trip.
+_FEATURES = """
+WITH base AS (
+    SELECT DISTINCT unnest(%(ids)s::bigint[]) AS id
+), candidates AS (
+    SELECT id FROM base
+    UNION
+    SELECT n.id FROM base JOIN memory_passage b ON b.id = base.id
+    JOIN memory_passage n ON n.thread_id = b.thread_id AND n.seq IN (b.seq - 1, b.seq + 1)
+    WHERE {n_filter}
+)
+SELECT p.id, p.thread_id, p.seq, p.at, lower(p.author) AS author, lower(p.about) AS about,
+    length(p.text) AS characters, length(p.search) AS lexemes,
+    1 - (p.embedding <=> %(q)s::halfvec) AS cos_t,
+    1 - (coalesce(p.context_embedding, p.embedding) <=> %(q)s::halfvec) AS cos_prev,
+    (SELECT 1 - (n.context_embedding <=> %(q)s::halfvec) FROM memory_passage n
+     WHERE n.thread_id = p.thread_id AND n.seq = p.seq + 1 AND {n_filter}) AS cos_next,
+    (SELECT max(1 - (s.embedding <=> %(q)s::halfvec)) FROM memory_passagesentence s
+     WHERE s.passage_id = p.id) AS maxsent,
+    tf.terms, tf.counts
+FROM memory_passage p
+-- the question's terms in the passage and how often each occurs (BM25), in one pass over its lexemes
+LEFT JOIN LATERAL (
+    SELECT array_agg(u.lexeme) AS terms, array_agg(coalesce(array_length(u.positions, 1), 1)) AS counts
+    FROM unnest(p.search) u WHERE u.lexeme = ANY(%(terms)s)
+) tf ON true
+WHERE p.id IN (SELECT id FROM candidates)
+"""
+
+
+def _tsquery(terms: list[str]) -> str:
+    """An OR of already-normalised lexemes, as tsquery input (quoted, so nothing is parsed again)."""
+    return " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
+
+
+def _halfvec(vector: np.ndarray) -> str:
+    return Vector(vector.tolist()).to_text()
 
 
 class Memory:
@@ -36,17 +148,129 @@ class Memory:
             )
         return memory
 
+    @classmethod
+    def of_end_user(cls, end_user_id: int) -> "Memory | None":
+        """The memory of the end user a task was queued for (tasks take ids); None when that end user has
+        been erased since."""
+        end_user = EndUser.objects.filter(pk=end_user_id).first()
+        return cls(end_user) if end_user else None
+
+    # ---- rows ------------------------------------------------------------------------------------------
+
     def items(self) -> QuerySet[Item]:
+        """Everything added to this memory."""
         return Item.objects.filter(end_user=self.end_user)
 
+    def unread_items(self, pks: list[int] | None = None) -> QuerySet[Item]:
+        """The items whose read is behind their version (never read, or edited since), oldest first; only
+        those among `pks` when given."""
+        items = self.items() if pks is None else self.items().filter(pk__in=pks)
+        return items.exclude(read_version=F("version")).order_by("at", "pk")
+
+    def item_versions(self, item: Item) -> QuerySet[ItemVersion]:
+        """An item's earlier texts, oldest first."""
+        return ItemVersion.objects.filter(item__end_user=self.end_user, item=item)
+
     def threads(self) -> QuerySet[Thread]:
+        """The memory's threads: conversations, documents, runs of notes."""
         return Thread.objects.filter(end_user=self.end_user)
 
     def passages(self) -> QuerySet[Passage]:
+        """The memory's passages, each with its thread."""
         # Vectors and the tsvector are for SQL to rank with; loading them into Python costs more than the rest.
         return (Passage.objects.filter(end_user=self.end_user).select_related("thread")
                 .defer("embedding", "context_embedding", "search"))
 
+    def facts(self) -> QuerySet[Fact]:
+        """Every fact recorded in this memory, retracted ones included (history shows them)."""
+        return Fact.objects.filter(end_user=self.end_user)
+
+    def subjects(self) -> dict[str, str]:
+        """key -> display name of every subject with a fact (a forgotten fact's subject is not one)."""
+        rows = self.facts().exclude(value="", kind="value")
+        return dict(rows.values_list("subject_key", "subject").distinct())
+
     def written_index(self) -> str:
+        """index.md as the last read wrote it; empty before the first."""
         found = WrittenIndex.objects.filter(end_user=self.end_user).first()
         return found.text if found else ""
+
+    # ---- what search ranks with (query/retrieval.py) ---------------------------------------------------
+
+    def term_statistics(self, query: str) -> TermStatistics:
+        """In one round trip: the question's terms, normalised as the passages' full text is (English
+        stemming, stop words out), and this memory's passage count, average lexemes per passage and the
+        document frequency of each term."""
+        with connection.cursor() as cursor:
+            cursor.execute(_TERM_STATISTICS, {"query": query, "end_user": self.end_user.pk})
+            rows = named_rows(cursor)
+        if not rows:
+            return TermStatistics([], 0, 1.0, {})
+        passages, lexemes = rows[0]["passages"], rows[0]["lexemes"]
+        return TermStatistics([r["term"] for r in rows], passages, lexemes / passages if passages else 1.0,
+                              {r["term"]: r["df"] for r in rows})
+
+    def text_candidates(self, terms: list[str], filters: PassageFilters, limit: int) -> list[int]:
+        """Ids of the `limit` passages that best match any of `terms` (normalised lexemes) in full text."""
+        where, params = filters.sql("p")
+        with connection.cursor() as cursor:
+            cursor.execute(_BY_TEXT.format(p=where, n=int(limit)),
+                           {**params, "end_user": self.end_user.pk, "tsq": _tsquery(terms)})
+            return [row["id"] for row in named_rows(cursor)]
+
+    def vector_candidates(self, vector: np.ndarray, filters: PassageFilters, limit: int) -> list[int]:
+        """Ids of the `limit` passages nearest to `vector`."""
+        where, params = filters.sql("p")
+        with connection.cursor() as cursor:
+            cursor.execute(_BY_VECTOR.format(p=where, n=int(limit)),
+                           {**params, "end_user": self.end_user.pk, "q": _halfvec(vector)})
+            return [row["id"] for row in named_rows(cursor)]
+
+    def candidate_features(self, ids: list[int], vector: np.ndarray, terms: list[str],
+                           filters: PassageFilters) -> list[dict]:
+        """The candidates `ids` and their neighbours either side in their threads (those `filters` let
+        through), each with what search scores it on: id, thread_id, seq, at, author and about (lower
+        case), characters, lexemes, cos_t, cos_prev, cos_next, maxsent, and terms with their counts."""
+        n_filter, params = filters.sql("n")
+        with connection.cursor() as cursor:
+            cursor.execute(_FEATURES.format(n_filter=n_filter), {
+                **params, "end_user": self.end_user.pk, "q": _halfvec(vector), "ids": ids, "terms": terms})
+            return named_rows(cursor)
+
+    def candidate_plans(self, terms: list[str], vector: np.ndarray, filters: PassageFilters,
+                        limit: int) -> dict[str, str]:
+        """How the database finds the candidates: EXPLAIN ANALYZE of each source, by name (the text source
+        only when there are terms to match, as in search)."""
+        where, params = filters.sql("p")
+        params.update(end_user=self.end_user.pk, tsq=_tsquery(terms), q=_halfvec(vector))
+        sources = {"text": _BY_TEXT} if terms else {}
+        plans = {}
+        with connection.cursor() as cursor:
+            for source, sql in {**sources, "vector": _BY_VECTOR}.items():
+                cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql.format(p=where, n=int(limit)), params)
+                plans[source] = "\n".join(row["QUERY PLAN"] for row in named_rows(cursor))
+        return plans
+
+
+# ---- across end users: the beat's upkeep only ---------------------------------------------------------
+
+def unread_items_by_end_user(*, older_than: timedelta, limit: int) -> dict[int, list[int]]:
+    """end user id -> their items whose read is behind (never read, or edited since), oldest first, the
+    oldest `limit` of all: the sweep's work. Only items not touched for `older_than`, so reads queued a
+    moment ago are not queued twice."""
+    cutoff = timezone.now() - older_than
+    rows = (Item.objects.filter(Q(read_at__isnull=True) | ~Q(read_version=F("version")), updated_at__lte=cutoff)
+            .order_by("updated_at").values_list("end_user_id", "pk")[:limit])
+    unread: dict[int, list[int]] = {}
+    for end_user_id, pk in rows:
+        unread.setdefault(end_user_id, []).append(pk)
+    return unread
+
+
+def end_users_with_passages(*, at_least: int, among: set[int] | None = None) -> list[int]:
+    """Ids of the end users (of those `among`, when given) whose memory holds at least `at_least`
+    passages, in order; an erased end user's statistics go with them."""
+    stats = MemoryStats.objects.filter(passages__gte=at_least)
+    if among is not None:
+        stats = stats.filter(end_user_id__in=among)
+    return list(stats.order_by("end_user_id").values_list("end_user_id", flat=True))

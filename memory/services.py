@@ -1,5 +1,7 @@
-"""Writes on memory: add (and edit by id), correct, forget. Reads are in query/."""
+"""Writes on memory: add (and edit by id), correct, forget; and an item's versions. Each takes the end user's
+Memory; reads are in query/."""
 
+import logging
 import time
 import uuid
 
@@ -7,24 +9,30 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from .read import stats
+from . import tasks
 from .errors import CannotAnswer, InvalidArguments
 from .limits import DEFAULT_KIND, WAIT_SECONDS
-from .models import Item, ItemVersion, Passage
+from .models import Item, ItemVersion
+from .read import stats
+from .read.facts import forget_facts
+from .read.written_index import rewrite_index
 from .selectors import Memory
-from .validation import parse_date
+
+log = logging.getLogger(__name__)
+EXTERNAL_ID_HEX = 16  # hex digits of a generated item id (it_<16 hex>): 64 bits, no collision in practice
+WAIT_POLL_SECONDS = 0.05  # how often a `wait` add looks whether its items are searchable yet
 
 # The fields an item keeps besides its text; an edit that changes none of them (nor the text) is "unchanged".
 ITEM_FIELDS = ("kind", "at", "author", "role", "session", "title", "about", "expires", "metadata")
 
 
 def _incoming(raw: dict, existing: Item | None) -> dict:
-    """An item's stored fields from a validated request item; an edit keeps what it does not resend."""
+    """An item's stored fields from a validated request item (its dates parsed); an edit keeps what it does
+    not resend."""
     fields = {"text": raw["text"]}
     for name in ITEM_FIELDS:
         if name in raw:
-            value = raw[name]
-            fields[name] = parse_date(value, name) if name in ("at", "expires") else value
+            fields[name] = raw[name]
         elif existing is not None:
             fields[name] = getattr(existing, name)
         else:
@@ -68,7 +76,7 @@ def memory_add(*, memory: Memory, items: list[dict], wait: bool = False) -> dict
             item.external_id: item for item in memory.items().select_for_update().filter(external_id__in=ids)
         }
         for raw in items:
-            external_id = raw.get("id") or f"it_{uuid.uuid4().hex[:16]}"
+            external_id = raw.get("id") or f"it_{uuid.uuid4().hex[:EXTERNAL_ID_HEX]}"
             item = existing.get(external_id)
             fields = _incoming(raw, item)
             if item is None:
@@ -82,7 +90,7 @@ def memory_add(*, memory: Memory, items: list[dict], wait: bool = False) -> dict
         memory.end_user.last_active_at = timezone.now()
         memory.end_user.save(update_fields=["last_active_at"])
         if to_read:
-            transaction.on_commit(lambda: enqueue_read(to_read))
+            transaction.on_commit(lambda: enqueue_read(memory, to_read))
 
     pks = [r.pop("pk") for r in results]
     deadline = time.monotonic() + (WAIT_SECONDS if wait else 0)
@@ -90,7 +98,7 @@ def memory_add(*, memory: Memory, items: list[dict], wait: bool = False) -> dict
         read = set(memory.items().filter(pk__in=pks, read_version=F("version")).values_list("pk", flat=True))
         if len(read) == len(pks) or time.monotonic() >= deadline:
             break
-        time.sleep(0.05)
+        time.sleep(WAIT_POLL_SECONDS)
     for result, pk in zip(results, pks):
         result["searchable"] = pk in read
     answer = {"items": results, "searchable": len(read) == len(pks)}
@@ -101,16 +109,13 @@ def memory_add(*, memory: Memory, items: list[dict], wait: bool = False) -> dict
     return answer
 
 
-def enqueue_read(item_pks: list[int]) -> None:
-    """Queue the read. If the broker is down the items stay stored and unread; the sweep finds them."""
-    from .tasks import read_items
-
+def enqueue_read(memory: Memory, item_pks: list[int]) -> None:
+    """Queue the read of the memory's items. If the broker is down the items stay stored and unread; the
+    sweep finds them."""
     try:
-        read_items.apply_async(args=[item_pks], retry=False)
+        tasks.read_items.apply_async(args=[memory.end_user.pk, item_pks], retry=False)
     except Exception:  # noqa: BLE001 - a broker outage must not fail an add that is already stored
-        import logging
-
-        logging.getLogger(__name__).warning("Could not queue the read of %d items; the sweep will.", len(item_pks))
+        log.warning("Could not queue the read of %d items; the sweep will.", len(item_pks))
 
 
 def _item(memory: Memory, external_id: str) -> Item:
@@ -124,10 +129,10 @@ def memory_correct(*, memory: Memory, id: str, text: str) -> dict:
     """Fix an item's text, keeping the old text as a version; the item is read again."""
     with transaction.atomic():
         item = _item(memory, id)
-        item = Item.objects.select_for_update().get(pk=item.pk)
+        item = memory.items().select_for_update().get(pk=item.pk)
         changed = _edit(item, {"text": text})
         if changed:
-            transaction.on_commit(lambda: enqueue_read([item.pk]))
+            transaction.on_commit(lambda: enqueue_read(memory, [item.pk]))
     return {"id": id, "status": "edited" if changed else "unchanged", "version": item.version}
 
 
@@ -136,7 +141,7 @@ def memory_versions(*, memory: Memory, id: str) -> dict:
     item = _item(memory, id)
     versions = [
         {"version": v.version, "text": v.text, "replaced_at": v.replaced_at.isoformat(), **v.fields}
-        for v in item.versions.all()
+        for v in memory.item_versions(item)
     ]
     current = {"version": item.version, "text": item.text, "updated_at": item.updated_at.isoformat(),
                **_snapshot(item)}
@@ -149,9 +154,6 @@ def memory_forget(*, memory: Memory, ids: list[str] | None = None, path: str | N
 
     Everything derived from the erased items (passages, embeddings, the index's lines) goes with them.
     """
-    from .read.facts import forget_facts
-    from .read.written_index import rewrite_index
-
     if not (ids or path or everything):
         raise InvalidArguments("Say what to forget: ids, path, or all: true.", field="ids")
     with transaction.atomic():
@@ -164,7 +166,7 @@ def memory_forget(*, memory: Memory, ids: list[str] | None = None, path: str | N
             targets = memory.items().filter(external_id__in=ids)
         if path:
             prefix = path.strip()
-            matched = Passage.objects.filter(end_user=memory.end_user)
+            matched = memory.passages()
             matched = matched.filter(path=prefix) if prefix.endswith(".md") else matched.filter(
                 path__startswith=prefix.rstrip("/") + "/"
             )
@@ -173,8 +175,8 @@ def memory_forget(*, memory: Memory, ids: list[str] | None = None, path: str | N
         if not forgotten:
             raise CannotAnswer("not_found", "Nothing in this memory matches those ids or that path.")
         erased = memory.items().filter(external_id__in=forgotten)
-        forget_facts(erased)
-        stats.uncount_passages(memory.end_user.pk, list(Passage.objects.filter(item__in=erased).values_list("pk", flat=True)))
+        forget_facts(memory, erased)
+        stats.uncount_passages(memory, list(memory.passages().filter(item__in=erased).values_list("pk", flat=True)))
         erased.delete()
     rewrite_index(memory)
     return {"forgotten": len(forgotten), "ids": forgotten}

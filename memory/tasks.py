@@ -1,4 +1,6 @@
-"""Celery tasks: thin, taking ids, idempotent, retried; the work is in read/pipeline.py."""
+"""Celery tasks: thin, taking ids, idempotent, retried; the work is in read/pipeline.py and
+read/own_indexes.py. Each unit of work starts from one end user's Memory, built here from the ids the task
+was queued with."""
 
 import logging
 from datetime import timedelta
@@ -9,29 +11,43 @@ from django.core.cache import cache
 
 from . import embeddings
 from .read import own_indexes, pipeline
+from .selectors import Memory, unread_items_by_end_user
 
 log = logging.getLogger(__name__)
-SWEEP_BATCH = 200
+SWEEP_BATCH = 200  # items per queued read: a big backlog goes in slices, each a task of its own
+SWEEP_LIMIT = 5_000  # items one sweep queues at most; the next sweep (a minute later) queues the rest
+OWN_INDEX_LOCK_SECONDS = 6 * 3600  # a big memory's index build takes minutes; a lock this old is stale
+# A failed read is retried after up to 2, 4, 8... s (jittered, at most 60 s apart), 8 times: it rides out a locked table or
+# a database restart; after that the sweep finds the items still unread.
+READ_BACKOFF_SECONDS, READ_BACKOFF_MAX_SECONDS, READ_RETRIES = 2, 60, 8
+BUILD_BACKOFF_SECONDS, BUILD_RETRIES = 30, 3  # a failed own-index build; the beat asks again a minute later anyway
+SWEEP_AFTER_SECONDS = 30  # a read queued less than this ago is most likely still on its way
 
 
-@shared_task(autoretry_for=(Exception,), retry_backoff=2, retry_backoff_max=60, max_retries=8)
-def read_items(item_pks: list[int]) -> int:
-    """Read the given items; safe to run again, or at the same time as another read of them."""
-    return pipeline.read_items(item_pks)
+@shared_task(autoretry_for=(Exception,), retry_backoff=READ_BACKOFF_SECONDS,
+             retry_backoff_max=READ_BACKOFF_MAX_SECONDS, max_retries=READ_RETRIES)
+def read_items(end_user_id: int, item_pks: list[int]) -> int:
+    """Read the given items of one end user's memory; safe to run again, or at the same time as another
+    read of them. Nothing to do when the end user has been erased since."""
+    memory = Memory.of_end_user(end_user_id)
+    return pipeline.read_items(memory, item_pks) if memory else 0
 
 
 @shared_task
-def sweep_unread(older_than_seconds: int = 30) -> int:
-    """Queue a read for every item the read has not caught up with (lost to a broker or worker outage).
+def sweep_unread(older_than_seconds: int = SWEEP_AFTER_SECONDS) -> int:
+    """Queue a read for every item the read has not caught up with (lost to a broker or worker outage),
+    one task per end user and slice.
 
     Only items older than `older_than_seconds`, so reads queued a moment ago are not queued twice.
     """
-    pks = pipeline.unread_item_pks(older_than=timedelta(seconds=older_than_seconds))
-    for start in range(0, len(pks), SWEEP_BATCH):
-        read_items.delay(pks[start : start + SWEEP_BATCH])
-    if pks:
-        log.info("Sweep queued the read of %d items", len(pks))
-    return len(pks)
+    unread = unread_items_by_end_user(older_than=timedelta(seconds=older_than_seconds), limit=SWEEP_LIMIT)
+    for end_user_id, pks in unread.items():
+        for start in range(0, len(pks), SWEEP_BATCH):
+            read_items.delay(end_user_id, pks[start : start + SWEEP_BATCH])
+    queued = sum(len(pks) for pks in unread.values())
+    if queued:
+        log.info("Sweep queued the read of %d items", queued)
+    return queued
 
 
 @shared_task
@@ -47,14 +63,16 @@ def tend_own_indexes() -> int:
     return len(wanted)
 
 
-@shared_task(autoretry_for=(Exception,), retry_backoff=30, max_retries=3)
+@shared_task(autoretry_for=(Exception,), retry_backoff=BUILD_BACKOFF_SECONDS, max_retries=BUILD_RETRIES)
 def build_own_indexes(end_user_id: int) -> list[str]:
-    """Build one memory's own indexes; a build already under way for it (minutes, for a big one) is let be."""
+    """Build one memory's own indexes; a build already under way for it (minutes, for a big one) is let be,
+    and an end user erased since is skipped."""
+    memory = Memory.of_end_user(end_user_id)
     lock = f"own-indexes:{end_user_id}"
-    if not cache.add(lock, 1, timeout=6 * 3600):
+    if memory is None or not cache.add(lock, 1, timeout=OWN_INDEX_LOCK_SECONDS):
         return []
     try:
-        built = own_indexes.build(end_user_id)
+        built = own_indexes.build(memory)
     finally:
         cache.delete(lock)
     if built:

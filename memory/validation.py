@@ -1,7 +1,10 @@
-"""Checks a tool's arguments against its input schema, so the HTTP route and MCP refuse alike.
+"""Checks a tool's arguments against its input schema, so the HTTP route and MCP refuse alike, and hands
+the services parsed values.
 
 JSON Schema does the structure and the bounds; the few rules it cannot state (ISO dates, the metadata's
-size, repeated item ids) are checked here too. Every refusal names the field and the bound it broke.
+size, repeated item ids) are checked here too. Every refusal names the field and the bound it broke. Every
+date argument is parsed here, once, into a GivenTime: a datetime that keeps the caller's own text, for the
+answers that echo it (search's and recall's `as_of`).
 """
 
 import json
@@ -15,6 +18,26 @@ from .limits import DATE_MAX, ITEM_METADATA_MAX_BYTES
 
 # An ISO day, or an ISO time that starts with one; parse_date checks the rest.
 DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ].*)?$"
+ISO_DAY_LENGTH = len("YYYY-MM-DD")
+ERRORS_LISTED = 20  # a refusal lists this many of the arguments' faults; the first is the one it names
+
+
+class GivenTime(datetime):
+    """A date argument as a service receives it: a datetime (compared, filtered and stored as one) that also
+    keeps `text`, the caller's own words, so an answer can echo them unchanged.
+
+    Only the value validate() hands over carries `text`: a datetime worked out from it (arithmetic, a copy)
+    has none, and reading it there raises AttributeError rather than echo something the caller never wrote.
+    """
+
+    __slots__ = ("text",)
+
+    @classmethod
+    def given(cls, parsed: datetime, text: str) -> "GivenTime":
+        value = cls(parsed.year, parsed.month, parsed.day, parsed.hour, parsed.minute, parsed.second,
+                    parsed.microsecond, parsed.tzinfo, fold=parsed.fold)
+        value.text = text
+        return value
 
 
 def _field(path) -> str:
@@ -58,49 +81,54 @@ def _describe(error) -> dict:
     return {"field": field, "message": message, "bound": bound if v != "type" else None}
 
 
-def parse_date(value: str, field: str) -> datetime:
-    """An ISO day (YYYY-MM-DD, read as its midnight UTC) or an ISO time starting with one."""
+def parse_date(value: str, field: str) -> GivenTime:
+    """An ISO day (YYYY-MM-DD, read as its midnight UTC) or an ISO time starting with one (UTC when it names
+    no offset), keeping `value` as its text; InvalidArguments naming `field` when it is neither."""
     try:
-        if len(value) == 10:
-            return datetime.combine(date.fromisoformat(value), time(), tzinfo=UTC)
-        parsed = datetime.fromisoformat(value)
+        if len(value) == ISO_DAY_LENGTH:
+            parsed = datetime.combine(date.fromisoformat(value), time(), tzinfo=UTC)
+        else:
+            parsed = datetime.fromisoformat(value)
     except ValueError:
         raise InvalidArguments(
             f"{field}: not an ISO day (YYYY-MM-DD) or ISO time (got {value!r})", field=field, bound="ISO 8601"
         ) from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return GivenTime.given(parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC), value)
 
 
-def _date_fields(schema: dict, value, path: list):
-    """Yield (field, value) for every string the schema marks as a date."""
+def _parse_dates(schema: dict, value, path: list):
+    """`value` with every string the schema marks as a date parsed, in a new structure (the caller's is left
+    as it was). Fields are parsed in the schema's order, so the first bad date named is always the same."""
     if isinstance(value, dict):
+        parsed = dict(value)
         for name, sub in schema.get("properties", {}).items():
             if name in value:
                 if sub.get("pattern") == DATE_PATTERN:
-                    yield _field([*path, name]), value[name]
+                    parsed[name] = parse_date(value[name], _field([*path, name]))
                 else:
-                    yield from _date_fields(sub, value[name], [*path, name])
-    elif isinstance(value, list) and "items" in schema:
-        for i, entry in enumerate(value):
-            yield from _date_fields(schema["items"], entry, [*path, i])
+                    parsed[name] = _parse_dates(sub, value[name], [*path, name])
+        return parsed
+    if isinstance(value, list) and "items" in schema:
+        return [_parse_dates(schema["items"], entry, [*path, i]) for i, entry in enumerate(value)]
+    return value
 
 
 def validate(schema: dict, arguments) -> dict:
-    """The arguments, checked; raises InvalidArguments naming the first field at fault (and all of them)."""
+    """The arguments, checked, with every date parsed into a GivenTime; raises InvalidArguments naming the
+    first field at fault (and listing all of them)."""
     if arguments is None:
         arguments = {}
     errors = sorted(Draft202012Validator(schema).iter_errors(arguments), key=lambda e: list(e.absolute_path))
     if errors:
-        described = [_describe(e) for e in errors[:20]]
+        described = [_describe(e) for e in errors[:ERRORS_LISTED]]
         first = described[0]
         raise InvalidArguments(first["message"], field=first["field"], bound=first["bound"], errors=described)
     _check_nul(arguments, [])
-    for field, value in _date_fields(schema, arguments, []):
-        parse_date(value, field)
+    parsed = _parse_dates(schema, arguments, [])
     items = arguments.get("items") if isinstance(arguments, dict) else None
     if isinstance(items, list):
         _check_items(items)
-    return arguments
+    return parsed
 
 
 def _check_nul(value, path: list) -> None:
@@ -139,4 +167,5 @@ def _check_items(items: list[dict]) -> None:
 
 
 def date_schema(description: str) -> dict:
+    """A date argument's schema: validate() parses what matches it into a GivenTime."""
     return {"type": "string", "maxLength": DATE_MAX, "pattern": DATE_PATTERN, "description": description}

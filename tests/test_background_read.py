@@ -11,8 +11,9 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from memory.read import pipeline
 from memory.models import Item, Passage
+from memory.read import pipeline
+from memory.selectors import Memory
 from tests.conftest import TEST_QUEUE
 from tests.worker import ROOT, running_worker
 from twin.celery import app as celery_app
@@ -73,8 +74,9 @@ def test_reading_twice_changes_nothing(api):
     before = list(Passage.objects.order_by("pk").values("pk", "path", "text", "item_ids"))
     pks = list(Item.objects.values_list("pk", flat=True))
     Item.objects.update(read_version=0)  # as if the first read had been lost after writing
-    pipeline.read_items(pks)
-    pipeline.read_items(pks)
+    memory = Memory.of_end_user(Item.objects.get(external_id="o1").end_user_id)
+    pipeline.read_items(memory, pks)
+    pipeline.read_items(memory, pks)
     after = list(Passage.objects.order_by("path").values("path", "text", "item_ids"))
     assert after == sorted(({k: v for k, v in p.items() if k != "pk"} for p in before), key=lambda p: p["path"])
 

@@ -15,9 +15,15 @@ from memory.connectors.next import memory_next
 from memory.connectors.recall import memory_recall
 from memory.errors import CannotAnswer
 from memory.selectors import Memory
+from memory.validation import parse_date
 from tests.fake_llm import fake_llm  # noqa: F401  (the fixture)
 
 SAMPLE = Path(__file__).resolve().parent.parent / "memory" / "sample" / "team.jsonl"
+
+
+def asked_on(day: str):
+    """The day a question is asked as of, as validation hands it to the tool."""
+    return parse_date(day, "as_of")
 
 
 def load(project, account="tom", file=None) -> Memory:
@@ -86,7 +92,7 @@ def test_the_tools_answer_what_the_sample_holds(project):
     assert sum(g["probability"] for g in memory_next(memory=memory, who="Tom", top=10)["guesses"]) <= 1.001
 
     # memory_recall: worked-out lines with their inputs, and enough low for what memory cannot answer.
-    rollback = memory_recall(memory=memory, question="When did Leo roll back acme/web?", as_of="2025-04-12")
+    rollback = memory_recall(memory=memory, question="When did Leo roll back acme/web?", as_of=asked_on("2025-04-12"))
     days = next(w for w in rollback["worked_out"] if w["kind"] == "days_before")
     assert days["value"] == 22 and days["as_of"] == "2025-04-12"
     assert days["inputs"][0]["passage_id"] == next(r["passage_id"] for r in rollback["records"]
@@ -94,9 +100,9 @@ def test_the_tools_answer_what_the_sample_holds(project):
     assert rollback["enough"] > 0.6
     for section in ("Records", "Worked out", "Passages"):
         assert f"\n{section}\n" in rollback["text"]
-    count = memory_recall(memory=memory, question="How many times did Tom Becker deploy?", as_of="2025-04-12")
+    count = memory_recall(memory=memory, question="How many times did Tom Becker deploy?", as_of=asked_on("2025-04-12"))
     assert next(w for w in count["worked_out"] if w["kind"] == "count")["value"] == 12
-    earlier = memory_recall(memory=memory, question="How many times did Tom Becker deploy?", as_of="2025-03-15")
+    earlier = memory_recall(memory=memory, question="How many times did Tom Becker deploy?", as_of=asked_on("2025-03-15"))
     assert next(w for w in earlier["worked_out"] if w["kind"] == "count")["value"] == 4
     assert all(p["at"] < "2025-03-15" for p in earlier["passages"])  # nothing said after as_of
     order = memory_recall(memory=memory, question="Which came first, INC-101 or INC-102?")
@@ -115,7 +121,7 @@ def test_recall_makes_one_model_call_and_up_to_six_more_with_deep(project, fake_
     sure = json.dumps({"answer": "Leo rolled back acme/web on 21 March [x].", "enough": 0.9, "follow": []})
     fake_llm.handler = lambda body: sure
     fake_llm.requests.clear()  # the background read made none (no extraction model call is asserted here)
-    answer = memory_recall(memory=memory, question="When did Leo roll back acme/web?", as_of="2025-04-12")
+    answer = memory_recall(memory=memory, question="When did Leo roll back acme/web?", as_of=asked_on("2025-04-12"))
     assert len(fake_llm.requests) == 1 and answer["enough"] == 0.9
     assert answer["model"]["calls"] == 1 and answer["answer"].startswith("Leo rolled back")
     assert "Answer: Leo rolled back" in answer["text"]

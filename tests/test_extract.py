@@ -4,7 +4,8 @@ from datetime import date, datetime
 
 import pytest
 
-from memory.extraction.extractor import ATTRIBUTES, Fact, extract
+from memory.extraction.attributes import ATTRIBUTES, Fact
+from memory.extraction.extractor import extract
 
 AT = datetime(2025, 5, 14, 10, 0)  # a Wednesday
 

@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from memory.extraction import extractor
+from memory.extraction.attributes import ATTRIBUTES, Fact
 from memory.read import facts
 from memory import llm
 from tests.fake_llm import KEY, MODEL, fake_llm  # noqa: F401  (the fixture)
@@ -100,9 +101,9 @@ def test_extract_facts_reads_the_models_json_and_drops_what_does_not_fit(fake_ll
     ]})
     found = llm.extract_facts(text, author="ana", at=AT, end_user="u_1")
     assert found == [
-        extractor.Fact("Ana", "home_city", "Lisbon", date(2023, 1, 1)),
-        extractor.Fact("Jane", "employer", "Google"),
-        extractor.Fact("Ana", "sibling", "Jane"),
+        Fact("Ana", "home_city", "Lisbon", date(2023, 1, 1)),
+        Fact("Jane", "employer", "Google"),
+        Fact("Ana", "sibling", "Jane"),
     ]
     assert found[0].evidence == "I moved to Lisbon last year." and found[1].evidence == ""
 
@@ -110,7 +111,7 @@ def test_extract_facts_reads_the_models_json_and_drops_what_does_not_fit(fake_ll
     fmt = body["response_format"]
     assert fmt["type"] == "json_schema" and fmt["json_schema"]["name"] == "facts" and fmt["json_schema"]["strict"]
     item = fmt["json_schema"]["schema"]["properties"]["facts"]["items"]
-    assert item["properties"]["attribute"]["enum"] == list(extractor.ATTRIBUTES)
+    assert item["properties"]["attribute"]["enum"] == list(ATTRIBUTES)
     assert sorted(item["required"]) == sorted(item["properties"])
     messages = fake_llm.messages()
     assert "Ana" in messages["system"] and "2024-05-01" in messages["system"]
@@ -119,7 +120,7 @@ def test_extract_facts_reads_the_models_json_and_drops_what_does_not_fit(fake_ll
 
 def test_extract_facts_resolves_first_person_to_the_end_user_without_an_author(fake_llm):
     fake_llm.reply("```json\n" + json.dumps({"facts": [row("me", "diet", "vegan", ended=False)]}) + "\n```")
-    assert llm.extract_facts("I'm vegan.", author=None, at=AT, end_user="u_7") == [extractor.Fact("u_7", "diet", "vegan")]
+    assert llm.extract_facts("I'm vegan.", author=None, at=AT, end_user="u_7") == [Fact("u_7", "diet", "vegan")]
 
 
 @pytest.mark.parametrize("answers", [["Sure! Ana lives in Lisbon."], ['{"facts": "none"}'], [500, 500]])

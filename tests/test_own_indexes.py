@@ -5,8 +5,9 @@ import pytest
 from django.db import IntegrityError, connection
 
 from accounts.models import EndUser
-from memory.query import retrieval
 from memory import tasks
+from memory.query import retrieval
+from memory.selectors import Memory, PassageFilters
 
 QUESTION = "Where did Ines move to?"
 TOPICS = ["the garden", "a new recipe", "the football", "work deadlines", "the weather", "a film", "the budget"]
@@ -62,7 +63,7 @@ def test_a_big_memory_gets_its_own_indexes_and_search_takes_them(api, big, charl
     assert tasks.tend_own_indexes() == 0  # nothing left to build
 
     # The planner takes them for search's own queries, and the answer is the same.
-    plans = retrieval.explain(big.pk, QUESTION, retrieval.Filters())
+    plans = retrieval.explain(Memory(big), QUESTION, PassageFilters())
     assert f"passage_embedding_u{big.pk}" in plans["vector"], plans["vector"]
     assert f"passage_fulltext_u{big.pk}" in plans["text"], plans["text"]
     after = api.tool("search", query=QUESTION).json()["hits"]

@@ -11,6 +11,8 @@ import difflib
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db.models import Count
+
 from ..errors import CannotAnswer
 from ..paths import iso
 from ..selectors import Memory
@@ -72,8 +74,6 @@ def steps(sequence: list[Event]) -> list[Event]:
 
 def authors(memory: Memory) -> dict[str, int]:
     """Every author and how many items they wrote, most active first."""
-    from django.db.models import Count
-
     rows = memory.items().exclude(author="").values("author").annotate(n=Count("id")).order_by("-n", "author")
     return {r["author"]: r["n"] for r in rows}
 

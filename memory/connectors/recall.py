@@ -17,7 +17,7 @@ from ..query import search
 from ..query.browse import passage_json
 from ..paths import iso
 from ..selectors import Memory
-from ..validation import parse_date
+from ..validation import GivenTime
 from . import brief
 
 DEEP_CALLS = 6  # extra model calls with deep
@@ -25,6 +25,8 @@ THIN = 0.5  # below this estimate, memory is thin: deep follows names
 FOLLOW_HITS = 4  # passages kept per name followed
 PASSAGES_MAX = 24
 PASSAGE_TEXT = 600  # characters of a passage in the text block
+ANSWER_TOKENS = 400  # the model's answer: a few sentences, its estimate and the names to follow, as JSON
+FOLLOW_MAX = 10  # names one answer of the model may ask to follow
 _NAME = re.compile(r"\b[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*")
 _QUESTION_WORDS = {"what", "when", "who", "where", "why", "how", "which", "did", "does", "do", "is", "was", "the"}
 
@@ -60,10 +62,10 @@ def _ask(question: str, kept: brief.Kept) -> dict | None:
     try:
         text = llm.chat([{"role": "system", "content": _SYSTEM.format(as_of=day)},
                          {"role": "user", "content": _prompt(question, kept)}], response_format=FORMAT,
-                        max_tokens=400)
+                        max_tokens=ANSWER_TOKENS)
         data = json.loads(re.sub(r"^```(?:json)?\s*|\s*```$", "", text.strip()))
         answer, estimate = str(data["answer"]).strip(), float(data["enough"])
-        follow = [str(n).strip() for n in data.get("follow") or [] if str(n).strip()][:10]
+        follow = [str(n).strip() for n in data.get("follow") or [] if str(n).strip()][:FOLLOW_MAX]
     except (llm.ModelError, ValueError, KeyError, TypeError):
         return None
     return {"answer": answer, "enough": min(1.0, max(0.0, estimate)), "follow": follow} if answer else None
@@ -122,16 +124,18 @@ def _text(question: str, as_of: str | None, estimate: float, kept: brief.Kept, a
     return "\n".join(lines) + "\n"
 
 
-def memory_recall(*, memory: Memory, question: str, as_of: str | None = None, deep: bool = False) -> dict:
+def memory_recall(*, memory: Memory, question: str, as_of: GivenTime | None = None, deep: bool = False) -> dict:
     """The brief for a question as of a day: records, worked-out lines, passages, one block of text, and
-    `enough` (0 to 1) that memory holds the answer. One model call when configured; with deep, up to seven."""
-    kept = brief.keep(memory, question, parse_date(as_of, "as_of") if as_of else None)
+    `enough` (0 to 1) that memory holds the answer. One model call when configured; with deep, up to seven.
+    The answer names the day as the caller wrote it."""
+    kept = brief.keep(memory, question, as_of)
+    as_written = as_of.text if as_of else None
     estimate = brief.enough(brief.features(memory, kept))
     answer, calls = _model(memory, kept, deep) if llm.configured() and kept.hits else (None, 0)
     if answer:
         estimate = answer["enough"]  # the model read the passages; its estimate replaces the fitted one
-    out = {"question": question, "as_of": as_of, "enough": round(estimate, 3),
-           "text": _text(question, as_of, estimate, kept, answer), "records": kept.records,
+    out = {"question": question, "as_of": as_written, "enough": round(estimate, 3),
+           "text": _text(question, as_written, estimate, kept, answer), "records": kept.records,
            "worked_out": kept.worked_out,
            "passages": [passage_json(p, score=round(score, 6)) for score, p in kept.hits]}
     if calls:

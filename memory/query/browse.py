@@ -1,15 +1,18 @@
 """The addressed tools: read, ls, around, latest, overview, grep. Ordered or exact, never ranked."""
 
+from datetime import datetime
+
 from django.db.models import Count, Max, Min
 
 from . import history
 from ..errors import CannotAnswer
 from ..models import Passage
-from ..paths import INDEX_PATH, PLURAL, iso, parse_passage_id, passage_id
+from ..paths import INDEX_PATH, PLURAL, iso, parse_passage_id, passage_id, subject_path
 from ..selectors import Memory
-from ..validation import parse_date
 
 CHILDREN_MAX = 1_000
+PREVIEW_CHARS = 80  # of a passage listed in its thread's directory
+MATCH_CONTEXT = 80  # characters either side of a grep match
 
 
 def passage_json(p: Passage, **extra) -> dict:
@@ -49,11 +52,11 @@ def _children(memory: Memory, directory: str) -> list[dict] | None:
     passages = memory.passages()
     if not parts:
         top = [{"name": INDEX_PATH, "path": INDEX_PATH}, {"name": "passages/", "path": "passages/"}]
-        if history.subjects(memory):
+        if memory.subjects():
             top.append({"name": "subjects/", "path": "subjects/"})
         return top
     if parts == ["subjects"]:
-        files = sorted((history.subject_path(name), name) for name in history.subjects(memory).values())
+        files = sorted((subject_path(name), name) for name in memory.subjects().values())
         return [{"name": path.split("/", 1)[1], "path": path, "subject": name} for path, name in files] or None
     if parts[0] != "passages" or len(parts) > 4:
         return None
@@ -79,7 +82,7 @@ def _children(memory: Memory, directory: str) -> list[dict] | None:
         return out or None
     rows = passages.order_by("seq")[:CHILDREN_MAX]
     return [{"name": p.path.rsplit("/", 1)[1], "path": p.path, "at": iso(p.at),
-             "preview": " ".join(p.text.split())[:80]} for p in rows] or None
+             "preview": " ".join(p.text.split())[:PREVIEW_CHARS]} for p in rows] or None
 
 
 def memory_ls(*, memory: Memory, path: str = "") -> dict:
@@ -103,8 +106,8 @@ def memory_read(*, memory: Memory, path: str) -> dict:
     if path == INDEX_PATH:
         return {"path": path, "text": memory.written_index()}
     if path.startswith("subjects/"):
-        for key, name in history.subjects(memory).items():
-            if history.subject_path(name) == path:
+        for key, name in memory.subjects().items():
+            if subject_path(name) == path:
                 return {"path": path, "subject": name, "text": history.render_subject(memory, key, name)}
     passage = memory.passages().filter(path=path).first()
     if passage:
@@ -155,16 +158,16 @@ def _places(memory: Memory) -> list[str]:
     return sorted(set(sources)) + sorted(PLURAL[k] for k in set(kinds))
 
 
-def _dated(passages, after: str | None, before: str | None):
+def _dated(passages, after: datetime | None, before: datetime | None):
     if after:
-        passages = passages.filter(at__gte=parse_date(after, "after"))
+        passages = passages.filter(at__gte=after)
     if before:
-        passages = passages.filter(at__lt=parse_date(before, "before"))
+        passages = passages.filter(at__lt=before)
     return passages
 
 
-def memory_latest(*, memory: Memory, k: int, place: str = "", after: str | None = None,
-                  before: str | None = None) -> dict:
+def memory_latest(*, memory: Memory, k: int, place: str = "", after: datetime | None = None,
+                  before: datetime | None = None) -> dict:
     """The most recent passages, newest first, optionally in one place and a date window."""
     passages = memory.passages()
     place = place.strip().strip("/")
@@ -208,5 +211,5 @@ def memory_grep(*, memory: Memory, pattern: str, scope: str = "", limit: int) ->
     hits = []
     for p in passages.order_by("-at", "-seq")[:limit]:
         start = p.text.lower().find(pattern.lower())
-        hits.append(passage_json(p, match=p.text[max(0, start - 80): start + len(pattern) + 80]))
+        hits.append(passage_json(p, match=p.text[max(0, start - MATCH_CONTEXT): start + len(pattern) + MATCH_CONTEXT]))
     return {"pattern": pattern, "found": len(hits), "hits": hits}

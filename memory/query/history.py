@@ -11,14 +11,16 @@ from datetime import datetime
 from django.contrib.postgres.fields import ArrayField
 from django.db.models import F, Func, Q, TextField, Value
 from django.utils import timezone
-from django.utils.text import slugify
 
 from ..errors import CannotAnswer
-from ..extraction.extractor import ATTRIBUTES
-from ..read.facts import subject_key
+from ..extraction.attributes import ATTRIBUTES
 from ..models import Fact
-from ..paths import iso
+from ..paths import iso, subject_key
 from ..selectors import Memory
+
+NEAREST_SUBJECTS = 5  # offered when a subject is not found
+NEAREST_SIMILARITY = 0.5  # difflib's ratio a name must reach to be offered as nearest
+CURRENT_FACTS_DEFAULT = 20  # the newest facts, when a caller names no limit
 
 
 @dataclass
@@ -73,33 +75,29 @@ def work_out(facts: list[Fact], *, said_before: datetime | None = None) -> list[
 
 
 def _facts(memory: Memory, key: str, attribute: str | None = None):
-    facts = Fact.objects.filter(end_user=memory.end_user, subject_key=key).select_related("item")
+    facts = memory.facts().filter(subject_key=key).select_related("item")
     return facts.filter(attribute=attribute) if attribute else facts
 
 
 def chains(memory: Memory, key: str, attribute: str | None = None, *, said_before=None) -> dict[str, list[Entry]]:
+    """attribute -> its chain for the subject `key` (one attribute, when given), in attribute order."""
     by_attribute: dict[str, list[Fact]] = {}
     for fact in _facts(memory, key, attribute):
         by_attribute.setdefault(fact.attribute, []).append(fact)
     return {name: work_out(facts, said_before=said_before) for name, facts in sorted(by_attribute.items())}
 
 
-def subjects(memory: Memory) -> dict[str, str]:
-    """key -> display name of every subject with a fact."""
-    rows = Fact.objects.filter(end_user=memory.end_user).exclude(value="", kind="value")
-    return dict(rows.values_list("subject_key", "subject").distinct())
-
-
 def resolve_subject(memory: Memory, subject: str) -> tuple[str, str]:
     """(key, name) of a recorded subject, by exact name, or by a unique first or last name."""
-    known = subjects(memory)
+    known = memory.subjects()
     key = subject_key(subject)
     if key in known:
         return key, known[key]
     partial = [k for k in known if key in k.split()]
     if len(partial) == 1:
         return partial[0], known[partial[0]]
-    nearest = difflib.get_close_matches(key, list(known), n=5, cutoff=0.5) or partial[:5]
+    nearest = (difflib.get_close_matches(key, list(known), n=NEAREST_SUBJECTS, cutoff=NEAREST_SIMILARITY)
+               or partial[:NEAREST_SUBJECTS])
     raise CannotAnswer("no_subject", f"No facts are recorded about {subject!r}.", subject=subject,
                        nearest=[known[k] for k in nearest])
 
@@ -118,12 +116,12 @@ def memory_history(*, memory: Memory, subject: str, attribute: str | None = None
 
 
 def current_facts(memory: Memory, *, named=None, sources=None, as_of: datetime | None = None,
-                  limit: int = 20) -> list[dict]:
+                  limit: int = CURRENT_FACTS_DEFAULT) -> list[dict]:
     """What was true as of `as_of` (default now), using only what was said before it: about the subjects
     whose names hold one of the words `named` and those the passages at `sources` speak of, or about
     everyone when neither is given."""
     moment = as_of or timezone.now()
-    facts = Fact.objects.filter(end_user=memory.end_user)
+    facts = memory.facts()
     if named is not None or sources is not None:
         spoken_of = facts.filter(source_path__in=sources or []).values("subject_key")
         name_words = Func(F("subject_key"), Value(" "), function="string_to_array",
@@ -143,10 +141,6 @@ def current_facts(memory: Memory, *, named=None, sources=None, as_of: datetime |
                             "source": f.source_path, "passage_id": f.source_passage})
     out.sort(key=lambda r: r["since"], reverse=True)
     return out[:limit]
-
-
-def subject_path(name: str) -> str:
-    return f"subjects/{slugify(name) or 'subject'}.md"
 
 
 def render_subject(memory: Memory, key: str, name: str) -> str:

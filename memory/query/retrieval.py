@@ -6,24 +6,25 @@ scan when the memory is small), the CANDIDATES best full-text matches on the que
 (matching_terms), and every one's neighbour either side in its thread. (A third source, the passages of
 the nearest sentences, found nothing the others missed on LoCoMo and cost a second HNSW index; sentences
 still score a candidate as `maxsent`.) Each candidate then gets the features that help on conversation
-memory and the weighted sum below decides the order. Latency at 1M passages is in bench/README.md "Search
-latency" (bench/search_latency.py); the recipe and what each feature bought on LoCoMo are in
-bench/README.md (bench/locomo.py).
+memory and the weighted sum below decides the order. The SQL of both sources and of the features runs on
+the end user's Memory handle (memory/selectors.py), which scopes it to them; this module chooses and
+scores. Latency at 1M passages is in bench/README.md "Search latency" (bench/search_latency.py); the
+recipe and what each feature bought on LoCoMo are in bench/README.md (bench/locomo.py).
 """
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 import re
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
 import numpy as np
 from django.db import connection
-from pgvector import Vector
 
 from .. import embeddings
-from ..read import stats
+from ..selectors import Memory, PassageFilters, TermStatistics, named_rows
 
+# From each source. 35 instead of 50 saves ~3 ms for recall@10 0.808 -> 0.807; 25 would give 0.801
+# (bench/README.md "Search latency").
 CANDIDATES = 35
 MATCH_BUDGET = 1_000  # passages the text source ranks at most (see matching_terms)
 K1, B = 0.9, 0.4  # BM25
@@ -44,89 +45,25 @@ WEIGHTS = {
     "datem": 0.75,  # the question names the month or year the passage is from
     "dayM": 2.0,  # the question names the passage's day
 }
+# Below any similarity or scaled score (they lie in [-1, 1]): where a thread's best starts before its first.
+BELOW_ANY_SCORE = -9.0
 MONTHS = "january february march april may june july august september october november december".split()
 _MONTH = "|".join(MONTHS)
 _DAY = re.compile(rf"(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH}),?\s+(\d{{4}})|({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})")
-
-
-@dataclass(frozen=True)
-class Filters:
-    before: datetime | None = None
-    after: datetime | None = None
-    scope: str = ""
-    current_at: datetime | None = None  # leave out what had expired by then
-
-    def sql(self, alias: str) -> tuple[str, dict]:
-        parts, params = [f"{alias}.end_user_id = %(end_user)s"], {}
-        if self.before:
-            parts.append(f"{alias}.at < %(before)s")
-            params["before"] = self.before
-        if self.after:
-            parts.append(f"{alias}.at >= %(after)s")
-            params["after"] = self.after
-        if self.scope:
-            parts.append(f"{alias}.path LIKE %(scope)s")
-            params["scope"] = self.scope.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        if self.current_at:
-            parts.append(f"({alias}.expires IS NULL OR {alias}.expires > %(current_at)s)")
-            params["current_at"] = self.current_at
-        return " AND ".join(parts), params
-
-
-def _tsquery(terms: list[str]) -> str:
-    """An OR of already-normalised lexemes, as tsquery input (quoted, so nothing is parsed again)."""
-    return " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
-
-
-_BY_TEXT = """
-SELECT p.id FROM memory_passage p WHERE {p} AND p.search @@ %(tsq)s::tsquery
-ORDER BY ts_rank(p.search, %(tsq)s::tsquery) DESC LIMIT {n}
-"""
-
-_BY_VECTOR = """
-SELECT p.id FROM memory_passage p WHERE {p} ORDER BY p.embedding <=> %(q)s::halfvec LIMIT {n}
-"""
-
-# Every candidate (the two sources' ids and each one's neighbour either side in its thread) with what it is
-# scored on, in one round trip.
-_FEATURES = """
-WITH base AS (
-    SELECT DISTINCT unnest(%(ids)s::bigint[]) AS id
-), candidates AS (
-    SELECT id FROM base
-    UNION
-    SELECT n.id FROM base JOIN memory_passage b ON b.id = base.id
-    JOIN memory_passage n ON n.thread_id = b.thread_id AND n.seq IN (b.seq - 1, b.seq + 1)
-    WHERE {n_filter}
-)
-SELECT p.id, p.thread_id, p.seq, p.at, lower(p.author), lower(p.about), length(p.text), length(p.search),
-    1 - (p.embedding <=> %(q)s::halfvec),
-    1 - (coalesce(p.context_embedding, p.embedding) <=> %(q)s::halfvec),
-    (SELECT 1 - (n.context_embedding <=> %(q)s::halfvec) FROM memory_passage n
-     WHERE n.thread_id = p.thread_id AND n.seq = p.seq + 1 AND {n_filter}),
-    (SELECT max(1 - (s.embedding <=> %(q)s::halfvec)) FROM memory_passagesentence s WHERE s.passage_id = p.id),
-    tf.terms, tf.counts
-FROM memory_passage p
--- the question's terms in the passage and how often each occurs (BM25), in one pass over its lexemes
-LEFT JOIN LATERAL (
-    SELECT array_agg(u.lexeme) AS terms, array_agg(coalesce(array_length(u.positions, 1), 1)) AS counts
-    FROM unnest(p.search) u WHERE u.lexeme = ANY(%(terms)s)
-) tf ON true
-WHERE p.id IN (SELECT id FROM candidates)
-"""
+_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
 
 
 def query_terms(query: str) -> list[str]:
     """The question's words normalised as the passages' full text is (English stemming, stop words out)."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT tsvector_to_array(to_tsvector('english', %s))", [query])
-        return list(cursor.fetchone()[0] or [])
+        cursor.execute("SELECT tsvector_to_array(to_tsvector('english', %s)) AS terms", [query])
+        return list(named_rows(cursor)[0]["terms"] or [])
 
 
 def _date_features(question: str, days: list[datetime]) -> tuple[np.ndarray, np.ndarray]:
     q = question.lower()
     months = {MONTHS.index(m) + 1 for m in MONTHS if m in q}
-    years = {int(y) for y in re.findall(r"\b((?:19|20)\d\d)\b", q)}
+    years = {int(y) for y in _YEAR.findall(q)}
     named_days = set()
     for m in _DAY.finditer(q):
         day, month, year = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(5), m.group(4), m.group(6))
@@ -154,68 +91,57 @@ def matching_terms(terms: list[str], df: dict[str, int]) -> list[str]:
 _embedder = ThreadPoolExecutor(max_workers=2, thread_name_prefix="embed")
 
 
-def rank(end_user_id: int, query: str, filters: Filters, limit: int) -> list[tuple[int, float]]:
-    """(passage id, score) for the best `limit` passages, best first."""
+def rank(memory: Memory, query: str, filters: PassageFilters, limit: int) -> list[tuple[int, float]]:
+    """(passage id, score) for the best `limit` passages of the memory, best first."""
     # The model embeds the question (releasing the GIL) while the database finds the text matches.
     vector = _embedder.submit(embeddings.embed_one, query)
-    terms, passages, average, df = stats.for_query(end_user_id, query)
-    matching = matching_terms(terms, df)
-    where, params = filters.sql("p")
-    n_filter, _ = filters.sql("n")
-    params["end_user"] = end_user_id
-    with connection.cursor() as cursor:
-        ids = []
-        if matching:
-            cursor.execute(_BY_TEXT.format(p=where, n=CANDIDATES), {**params, "tsq": _tsquery(matching)})
-            ids = [row[0] for row in cursor.fetchall()]
-        params["q"] = Vector(vector.result().tolist()).to_text()
-        cursor.execute(_BY_VECTOR.format(p=where, n=CANDIDATES), params)
-        ids += [row[0] for row in cursor.fetchall()]
-        if not ids:
-            return []
-        cursor.execute(_FEATURES.format(n_filter=n_filter), {**params, "ids": ids, "terms": terms})
-        rows = cursor.fetchall()
-    tf = {row[0]: dict(zip(row[12], row[13])) for row in rows if row[12]}
-    return _score(rows, tf, terms, (passages, average, df), query, limit)
+    statistics = memory.term_statistics(query)
+    matching = matching_terms(statistics.terms, statistics.document_frequency)
+    ids = memory.text_candidates(matching, filters, CANDIDATES) if matching else []
+    ids += memory.vector_candidates(vector.result(), filters, CANDIDATES)
+    if not ids:
+        return []
+    rows = memory.candidate_features(ids, vector.result(), statistics.terms, filters)
+    return _score(rows, statistics, query, limit)
 
 
-def explain(end_user_id: int, query: str, filters: Filters) -> dict[str, str]:
+def explain(memory: Memory, query: str, filters: PassageFilters) -> dict[str, str]:
     """How the database finds a question's candidates: EXPLAIN ANALYZE of each source, by name."""
-    terms, _, _, df = stats.for_query(end_user_id, query)
-    matching = matching_terms(terms, df)
-    where, params = filters.sql("p")
-    params.update(end_user=end_user_id, tsq=_tsquery(matching),
-                  q=Vector(embeddings.embed_one(query).tolist()).to_text())
-    sources = {"text": _BY_TEXT} if matching else {}  # as in rank: no words to match, no text source
-    plans = {}
-    with connection.cursor() as cursor:
-        for source, sql in {**sources, "vector": _BY_VECTOR}.items():
-            cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql.format(p=where, n=CANDIDATES), params)
-            plans[source] = "\n".join(row[0] for row in cursor.fetchall())
-    return plans
+    statistics = memory.term_statistics(query)
+    matching = matching_terms(statistics.terms, statistics.document_frequency)
+    return memory.candidate_plans(matching, embeddings.embed_one(query), filters, CANDIDATES)
 
 
-def _score(rows, tf, terms, corpus, query: str, limit: int) -> list[tuple[int, float]]:
-    ids = np.array([r[0] for r in rows])
-    thread = np.array([r[1] for r in rows])
-    seq = np.array([r[2] for r in rows])
-    f = {}
-    # BM25 with the end user's own document frequencies.
-    passages, average, df = corpus
-    weights = {t: math.log(1 + (passages - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5)) for t in terms if df.get(t)}
-    lengths = np.array([r[7] or 0 for r in rows], float)
+def _bm25(rows: list[dict], statistics: TermStatistics) -> np.ndarray:
+    """BM25 of each candidate over the question's terms, with the memory's own document frequencies."""
+    passages, average, df = statistics.passages, statistics.average_length, statistics.document_frequency
+    tf = [dict(zip(r["terms"], r["counts"])) if r["terms"] else {} for r in rows]
+    weights = {t: math.log(1 + (passages - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5))
+               for t in statistics.terms if df.get(t)}
+    lengths = np.array([r["lexemes"] or 0 for r in rows], float)
     bm = np.zeros(len(rows))
     for term, idf in weights.items():
-        freq = np.array([tf.get(pid, {}).get(term, 0) for pid in ids], float)
+        freq = np.array([counts.get(term, 0) for counts in tf], float)
+        # max(average, 1e-9): a memory of empty passages has average 0; never divide by it
         bm += idf * freq * (K1 + 1) / (freq + K1 * (1 - B + B * lengths / max(average, 1e-9)))
+    return bm
+
+
+def _score(rows: list[dict], statistics: TermStatistics, query: str, limit: int) -> list[tuple[int, float]]:
+    ids = np.array([r["id"] for r in rows])
+    thread = np.array([r["thread_id"] for r in rows])
+    seq = np.array([r["seq"] for r in rows])
+    f = {}
+    bm = _bm25(rows, statistics)
     f["bm"] = bm / bm.max() if bm.max() > 0 else bm
-    f["cos_t"] = np.array([r[8] for r in rows], float)
-    f["cos_prev"] = np.array([r[9] for r in rows], float)
-    f["cos_next"] = np.array([r[10] if r[10] is not None else r[8] for r in rows], float)
-    f["maxsent"] = np.array([r[11] if r[11] is not None else r[8] for r in rows], float)
+    f["cos_t"] = np.array([r["cos_t"] for r in rows], float)
+    f["cos_prev"] = np.array([r["cos_prev"] for r in rows], float)
+    f["cos_next"] = np.array([r["cos_next"] if r["cos_next"] is not None else r["cos_t"] for r in rows], float)
+    f["maxsent"] = np.array([r["maxsent"] if r["maxsent"] is not None else r["cos_t"] for r in rows], float)
     q = query.lower()
-    f["spk"] = np.array([bool(r[4] and r[4] in q) or bool(r[5] and r[5] in q) for r in rows], float)
-    f["len"] = np.log1p(np.array([r[6] for r in rows], float))
+    f["spk"] = np.array([bool(r["author"] and r["author"] in q) or bool(r["about"] and r["about"] in q)
+                         for r in rows], float)
+    f["len"] = np.log1p(np.array([r["characters"] for r in rows], float))
     # Neighbours either side in the same thread, when they are candidates (they are, unless filtered out).
     position = {(t, s): i for i, (t, s) in enumerate(zip(thread, seq))}
     before = np.array([position.get((t, s - 1), -1) for t, s in zip(thread, seq)])
@@ -226,10 +152,10 @@ def _score(rows, tf, terms, corpus, query: str, limit: int) -> list[tuple[int, f
     # The best of each feature within the passage's thread.
     _, group = np.unique(thread, return_inverse=True)
     for key in ("bm", "cos_t", "maxsent"):
-        best = np.full(group.max() + 1, -9.0)
+        best = np.full(group.max() + 1, BELOW_ANY_SCORE)
         np.maximum.at(best, group, f[key])
         f["sess_" + key] = best[group]
-    f["datem"], f["dayM"] = _date_features(query, [r[3] for r in rows])
+    f["datem"], f["dayM"] = _date_features(query, [r["at"] for r in rows])
     score = sum(weight * f[key] for key, weight in WEIGHTS.items())
     order = np.argsort(-score, kind="stable")[:limit]
     return [(int(ids[i]), float(score[i])) for i in order]

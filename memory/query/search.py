@@ -6,31 +6,36 @@ that day: only what was said before it, facts as they stood then. Ranking is in 
 """
 
 import re
+from datetime import datetime
 
 from django.utils import timezone
 
 from . import history, retrieval
 from .. import llm
 from .browse import passage_json
-from ..extraction.extractor import ATTRIBUTES
-from ..read.facts import subject_key
+from ..extraction.attributes import ATTRIBUTES
 from ..limits import SEARCH_HITS
-from ..selectors import Memory
-from ..validation import parse_date
+from ..paths import subject_key
+from ..selectors import Memory, PassageFilters
+from ..validation import GivenTime
 
 
-def ranked(memory: Memory, query: str, *, before=None, after=None, scope: str = "", current: bool = True,
-           limit: int = SEARCH_HITS) -> list[tuple[float, object]]:
+def ranked(memory: Memory, query: str, *, before: datetime | None = None, after: datetime | None = None,
+           scope: str = "", current: bool = True, limit: int = SEARCH_HITS) -> list[tuple[float, object]]:
     """(score, passage) pairs, best first. Past-`expires` passages are left out unless `current` is off."""
     moment = (before or timezone.now()) if current else None
-    filters = retrieval.Filters(before=before, after=after, scope=(scope or "").strip().lstrip("/"),
-                                current_at=moment)
-    scored = retrieval.rank(memory.end_user.pk, query, filters, limit)
+    filters = PassageFilters(before=before, after=after, scope=(scope or "").strip().lstrip("/"), current_at=moment)
+    scored = retrieval.rank(memory, query, filters, limit)
     passages = memory.passages().in_bulk([pid for pid, _ in scored])
     return [(score, passages[pid]) for pid, score in scored]
 
 
 KNOWN_MAX = 10
+SOURCES_READ = 3  # the top passages whose facts a brief also leads with
+FACTS_WEIGHED = 200  # current facts weighed for a brief before the KNOWN_MAX best are kept
+NAME_WORD_MIN = 3  # a word of its name names a subject; "is", "me" would name too many
+ATTRIBUTE_WORD_MIN = 4  # a word that tells an attribute ("live", "city"); "the", "or" would tell them all
+SCORE_DIGITS = 6  # a hit's score, rounded: enough to order by, without float noise in the answer
 _WORDS = re.compile(r"[\w'-]+")
 
 
@@ -38,34 +43,33 @@ def known_facts(memory: Memory, query: str, passages: list, *, as_of=None) -> li
     """The dated facts a brief leads with: those about subjects the question names, then those the top
     passages state, as they stood as of `as_of` (default now)."""
     words = {w.casefold() for w in _WORDS.findall(query)}
-    names = {w for w in words if len(w) > 2}  # a word of its name names a subject; "is", "me" would name too many
-    sources = {p.path for p in passages[:3]}
-    facts = history.current_facts(memory, named=names, sources=sources, as_of=as_of, limit=200)
+    names = {w for w in words if len(w) >= NAME_WORD_MIN}
+    sources = {p.path for p in passages[:SOURCES_READ]}
+    facts = history.current_facts(memory, named=names, sources=sources, as_of=as_of, limit=FACTS_WEIGHED)
     stems = {w.rstrip("s") for w in words}
     # Facts whose attribute the question speaks of ("where does she live" -> home_city) come first.
     asked = {name for name, attribute in ATTRIBUTES.items()
              if stems & {w.rstrip("s") for w in _WORDS.findall(f"{name.replace('_', ' ')} {attribute.about}".casefold())
-                         if len(w) > 3}}
+                         if len(w) >= ATTRIBUTE_WORD_MIN}}
     named = sorted((f for f in facts if names & set(subject_key(f["subject"]).split())),
                    key=lambda f: f["attribute"] not in asked)
     stated = [f for f in facts if f["source"] in sources and f not in named]
     return (named + stated)[:KNOWN_MAX]
 
 
-def memory_search(*, memory: Memory, query: str, before: str | None = None, after: str | None = None,
+def memory_search(*, memory: Memory, query: str, before: GivenTime | None = None, after: datetime | None = None,
                   scope: str | None = None) -> dict:
-    """What memory holds for a question: the brief, or a ranked list with `after` or `scope`."""
-    before_at = parse_date(before, "before") if before else None
-    after_at = parse_date(after, "after") if after else None
+    """What memory holds for a question: the brief, or a ranked list with `after` or `scope`. With `before`,
+    asked as of that day, which the answer names as the caller wrote it (`as_of`)."""
     mode = "ranked" if (after or scope) else "brief"
-    hits = ranked(memory, query, before=before_at, after=after_at, scope=scope or "")
+    hits = ranked(memory, query, before=before, after=after, scope=scope or "")
     answer = {"query": query, "mode": mode}
     if before:
-        answer["as_of"] = before
+        answer["as_of"] = before.text
     if mode == "brief":
-        answer["known"] = known_facts(memory, query, [p for _, p in hits], as_of=before_at)
+        answer["known"] = known_facts(memory, query, [p for _, p in hits], as_of=before)
     answer["found"] = len(hits)
-    answer["hits"] = [passage_json(p, score=round(score, 6)) for score, p in hits]
+    answer["hits"] = [passage_json(p, score=round(score, SCORE_DIGITS)) for score, p in hits]
     if mode == "brief" and hits:
         written = llm.brief_answer(query, answer["known"], answer["hits"])  # the one model call, if configured
         if written:

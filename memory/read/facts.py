@@ -2,15 +2,16 @@
 
 from datetime import UTC, date, datetime, time
 
-from django.conf import settings
 from django.utils import timezone
 
-from ..extraction import extractor
+from .. import llm
+from ..extraction.attributes import ATTRIBUTES, Fact as ExtractedFact
+from ..extraction.extractor import extract
 from ..models import Fact, Item, Passage
+from ..paths import passage_id, subject_key
+from ..selectors import Memory
 
-
-def subject_key(subject: str) -> str:
-    return " ".join(subject.split()).casefold()
+EVIDENCE_PREFIX = 80  # characters of a fact's sentence that find its passage (a long sentence may be cut)
 
 
 def _moment(value: date | datetime | None, default: datetime) -> datetime:
@@ -23,32 +24,29 @@ def _moment(value: date | datetime | None, default: datetime) -> datetime:
 
 def fact_extractor():
     """The rule-based extractor, or the model's when one is configured."""
-    if settings.LLM_BASE_URL and settings.LLM_API_KEY:
-        from ..llm import extract_facts
-
-        return extract_facts
-    return extractor.extract
+    return llm.extract_facts if llm.configured() else extract
 
 
-def _source(fact: extractor.Fact, passages: list[Passage]) -> Passage | None:
+def _source(fact: ExtractedFact, passages: list[Passage]) -> Passage | None:
     for passage in passages:
-        if fact.evidence and fact.evidence[:80] in passage.text:
+        if fact.evidence and fact.evidence[:EVIDENCE_PREFIX] in passage.text:
             return passage
     return passages[0] if passages else None
 
 
-def record_facts(item: Item, passages: list[Passage]) -> int:
+def record_facts(memory: Memory, item: Item, passages: list[Passage]) -> int:
     """Retract what the item's earlier text said, then record what its current text says."""
     now = timezone.now()
-    Fact.objects.filter(item=item, retracted_at__isnull=True).update(retracted_at=now, retraction="edited")
-    found = fact_extractor()(item.text, author=item.author or None, at=item.at, end_user=item.end_user.external_id)
+    memory.facts().filter(item=item, retracted_at__isnull=True).update(retracted_at=now, retraction="edited")
+    found = fact_extractor()(item.text, author=item.author or None, at=item.at,
+                             end_user=memory.end_user.external_id)
     rows = []
     for fact in found:
-        single = extractor.ATTRIBUTES.get(fact.attribute)
+        single = ATTRIBUTES.get(fact.attribute)
         if single is None:
             continue
         if fact.correction and single.single:
-            _retract_corrected(item, fact, now)
+            _retract_corrected(memory, item, fact, now)
         source = _source(fact, passages)
         valid_from = _moment(fact.valid_from, item.at)
         if fact.ended:
@@ -57,29 +55,28 @@ def record_facts(item: Item, passages: list[Passage]) -> int:
         else:
             kind, valid_to = "value", _moment(fact.valid_to, None) if fact.valid_to else item.expires
         rows.append(Fact(
-            end_user_id=item.end_user_id, item=item, subject=fact.subject, subject_key=subject_key(fact.subject),
+            end_user=memory.end_user, item=item, subject=fact.subject, subject_key=subject_key(fact.subject),
             attribute=fact.attribute, value=fact.value, kind=kind, valid_from=valid_from, valid_to=valid_to,
             stated_at=item.at, source_path=source.path if source else "",
-            source_passage=f"{source.thread.tid}/p_{source.seq:04d}" if source else "", evidence=fact.evidence,
+            source_passage=passage_id(source.thread.tid, source.seq) if source else "", evidence=fact.evidence,
         ))
     Fact.objects.bulk_create(rows)
     return len(rows)
 
 
-def _retract_corrected(item: Item, fact: extractor.Fact, now: datetime) -> None:
+def _retract_corrected(memory: Memory, item: Item, fact: ExtractedFact, now: datetime) -> None:
     """'Actually, I live in Braga, not Porto': the value said before this is withdrawn, not ended."""
-    earlier = (Fact.objects.filter(end_user_id=item.end_user_id, subject_key=subject_key(fact.subject),
-                                   attribute=fact.attribute, kind="value", retracted_at__isnull=True,
-                                   stated_at__lte=item.at)
+    earlier = (memory.facts().filter(subject_key=subject_key(fact.subject), attribute=fact.attribute, kind="value",
+                                     retracted_at__isnull=True, stated_at__lte=item.at)
                .exclude(item=item).exclude(value__iexact=fact.value).order_by("-valid_from").first())
     if earlier:
         earlier.retracted_at, earlier.retraction = now, "corrected"
         earlier.save(update_fields=["retracted_at", "retraction"])
 
 
-def forget_facts(items) -> None:
+def forget_facts(memory: Memory, items) -> None:
     """Facts from forgotten items are retracted and emptied: history shows that something was unlearned,
     never what."""
-    facts = Fact.objects.filter(item__in=items)
+    facts = memory.facts().filter(item__in=items)
     facts.filter(retracted_at__isnull=True).update(retracted_at=timezone.now(), retraction="forgotten")
     facts.update(value="", evidence="", source_path="", source_passage="", item=None)

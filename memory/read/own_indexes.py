@@ -15,40 +15,43 @@ user is gone, whichever way they went (erased, or their project deleted), or who
 from django.conf import settings
 from django.db import connection
 
-from ..models import MemoryStats
+from ..selectors import Memory, end_users_with_passages, named_rows
 
+# The HNSW graph's build parameters, as the shared passage_embedding index's (memory/models.py) and
+# pgvector's defaults: 16 links a node, 64 candidates weighed while building.
+HNSW_LINKS, HNSW_BUILD_CANDIDATES = 16, 64
 _METHODS = {
-    "passage_embedding_u{id}": "USING hnsw (embedding halfvec_cosine_ops) WITH (m = 16, ef_construction = 64)",
+    "passage_embedding_u{id}": "USING hnsw (embedding halfvec_cosine_ops) "
+                               f"WITH (m = {HNSW_LINKS}, ef_construction = {HNSW_BUILD_CANDIDATES})",
     "passage_fulltext_u{id}": "USING gin (search)",
 }
 _OWN = r"^passage_(embedding|fulltext)_u[0-9]+$"
+# A memory keeps its indexes until it shrinks below this share of the size that earns them.
+KEEP_SHARE = 2  # half: a memory hovering around the size is not rebuilt again and again
 
 
 def existing() -> dict[str, bool]:
-    """Name -> valid, of every own index there is."""
+    """Name -> valid, of every own index there is (a catalog read: no end user's rows)."""
     with connection.cursor() as cursor:
         cursor.execute("""
-            SELECT c.relname, i.indisvalid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
+            SELECT c.relname AS name, i.indisvalid AS valid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
             WHERE i.indrelid = 'memory_passage'::regclass AND c.relname ~ %s
         """, [_OWN])
-        return dict(cursor.fetchall())
+        return {row["name"]: row["valid"] for row in named_rows(cursor)}
 
 
 def wanted() -> list[int]:
     """End users big enough for their own indexes who lack a valid one."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT end_user_id FROM memory_memorystats WHERE passages >= %s ORDER BY end_user_id",
-                       [settings.OWN_INDEX_PASSAGES])
-        big = [row[0] for row in cursor.fetchall()]
+    big = end_users_with_passages(at_least=settings.OWN_INDEX_PASSAGES)
     have = existing()
     return [end_user for end_user in big
             if not all(have.get(name.format(id=end_user)) for name in _METHODS)]
 
 
-def build(end_user_id: int) -> list[str]:
-    """Create the end user's own indexes that are missing; one left invalid by an interrupted build is
+def build(memory: Memory) -> list[str]:
+    """Create the memory's own indexes that are missing; one left invalid by an interrupted build is
     dropped and built again. Returns the names built. Runs outside a transaction (CONCURRENTLY)."""
-    end_user = int(end_user_id)
+    end_user = int(memory.end_user.pk)
     have = existing()
     built = []
     with connection.cursor() as cursor:
@@ -69,9 +72,8 @@ def drop_unwanted() -> list[str]:
     earns them (half: a memory that hovers around that size is not rebuilt again and again). Returns the
     names dropped."""
     owner = {name: int(name.rsplit("_u", 1)[1]) for name in existing()}
-    kept = set(MemoryStats.objects.filter(end_user_id__in=set(owner.values()),
-                                          passages__gte=settings.OWN_INDEX_PASSAGES // 2)
-               .values_list("end_user_id", flat=True))  # an erased end user's statistics go with them
+    kept = set(end_users_with_passages(at_least=settings.OWN_INDEX_PASSAGES // KEEP_SHARE,
+                                       among=set(owner.values())))
     unwanted = [name for name, end_user in owner.items() if end_user not in kept]
     with connection.cursor() as cursor:
         for name in unwanted:

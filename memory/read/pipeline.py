@@ -7,30 +7,23 @@ and the written index. Idempotent: an item already read at its current version i
 read twice, or concurrently, changes nothing.
 """
 
-import logging
 import re
-from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import timedelta
 
 from django.db import transaction
-from django.db.models import F, Q
 from django.utils import timezone
 
-from accounts.models import EndUser
-
 from .. import embeddings
-from . import stats
-from .cutting import cut
-from .facts import record_facts
 from ..models import Item, Passage, PassageSentence, Thread
 from ..paths import passage_path, thread_id
 from ..selectors import Memory
+from . import stats
+from .cutting import cut
+from .facts import record_facts
 from .written_index import rewrite_index
 
-log = logging.getLogger(__name__)
-
 _SENTENCE_BOUNDS = re.compile(r"(?<=[.!?])\s+|\s*\[|\]\s*")
+SENTENCE_MIN_CHARS = 4  # shorter pieces ("Ok.", "Hi!") carry nothing a question could match
 
 
 @dataclass
@@ -55,18 +48,18 @@ def sentences(text: str, author: str) -> list[str]:
     """The sentences of a passage of several (image captions apart), each led by its speaker; none for one."""
     speaker = f"{author}: " if author else ""
     body = text[len(speaker):] if speaker and text.startswith(speaker) else text
-    parts = [p.strip() for p in _SENTENCE_BOUNDS.split(body) if len(p.strip()) > 3]
+    parts = [p.strip() for p in _SENTENCE_BOUNDS.split(body) if len(p.strip()) >= SENTENCE_MIN_CHARS]
     return [speaker + p for p in parts] if len(parts) > 1 else []
 
 
-def _previous_text(item: Item) -> str:
+def _previous_text(memory: Memory, item: Item) -> str:
     """The text of the passage before this item's in its thread, as it stands in the database."""
     kind, key = _thread_key(item)
-    thread = Thread.objects.filter(end_user_id=item.end_user_id, kind=kind, key=key).first()
+    thread = memory.threads().filter(kind=kind, key=key).first()
     if thread is None or kind == "document":
         return ""
-    own = Passage.objects.filter(item=item, thread=thread).order_by("seq").values_list("seq", flat=True).first()
-    earlier = Passage.objects.filter(thread=thread)
+    own = memory.passages().filter(item=item, thread=thread).order_by("seq").values_list("seq", flat=True).first()
+    earlier = memory.passages().filter(thread=thread)
     earlier = earlier.filter(seq__lt=own) if own else earlier
     return earlier.order_by("-seq").values_list("text", flat=True).first() or ""
 
@@ -97,29 +90,31 @@ def _embed(pieces: list[Piece]) -> None:
         p.vectors["sentences"] = [next(vectors) for _ in p.sentences]
 
 
-def _thread_for(item: Item) -> Thread:
+def _thread_for(memory: Memory, item: Item) -> Thread:
+    """The item's thread, made when it is the first of it, locked for this transaction."""
     kind, key = _thread_key(item)
     tid = thread_id(item.end_user_id, kind, key)
-    thread, _ = Thread.objects.get_or_create(
-        end_user_id=item.end_user_id,
+    thread, _ = memory.threads().get_or_create(
+        end_user=memory.end_user,
         kind=kind,
         key=key,
         defaults={"tid": tid, "title": item.title or (item.session if key.startswith("session:") else "")},
     )
-    return Thread.objects.select_for_update().get(pk=thread.pk)
+    return memory.threads().select_for_update().get(pk=thread.pk)
 
 
-def _write(item_pk: int, version: int, pieces: list[Piece]) -> bool:
+def _write(memory: Memory, item_pk: int, version: int, pieces: list[Piece]) -> bool:
     """Replace the item's passages in one transaction; False when the item moved on meanwhile."""
     with transaction.atomic():
-        item = Item.objects.select_for_update().select_related("end_user").filter(pk=item_pk).first()
+        # The end user's row is locked with the item's, so one memory's writes (and its statistics) take turns.
+        item = memory.items().select_for_update().select_related("end_user").filter(pk=item_pk).first()
         if item is None or item.version != version or item.is_read:
             return False
-        thread = _thread_for(item)
-        old = list(Passage.objects.filter(item=item).order_by("thread_id", "seq"))
+        thread = _thread_for(memory, item)
+        old = list(memory.passages().filter(item=item).order_by("thread_id", "seq"))
         reusable = [p.seq for p in old if p.thread_id == thread.pk]
-        stats.uncount_passages(item.end_user_id, [p.pk for p in old])
-        Passage.objects.filter(item=item).delete()
+        stats.uncount_passages(memory, [p.pk for p in old])
+        memory.passages().filter(item=item).delete()
         rows = []
         for piece in pieces:
             if reusable:
@@ -140,47 +135,31 @@ def _write(item_pk: int, version: int, pieces: list[Piece]) -> bool:
             PassageSentence(end_user_id=item.end_user_id, passage=row, embedding=vector)
             for row, piece in zip(rows, pieces) for vector in piece.vectors["sentences"]
         )
-        stats.count_passages(item.end_user_id, [row.pk for row in rows])
+        stats.count_passages(memory, [row.pk for row in rows])
         thread.save(update_fields=["next_seq"])
-        record_facts(item, rows)
+        record_facts(memory, item, rows)
         item.read_version = version
         item.read_at = timezone.now()
         item.save(update_fields=["read_version", "read_at"])
         return True
 
 
-def read_items(item_pks: list[int]) -> int:
-    """Read the given items (those behind their version); returns how many were read now."""
-    pending = list(
-        Item.objects.filter(pk__in=item_pks).exclude(read_version=F("version")).order_by("at", "pk")
-    )
+def read_items(memory: Memory, item_pks: list[int]) -> int:
+    """Read the memory's given items (those behind their version); returns how many were read now."""
+    pending = list(memory.unread_items(item_pks))
     if not pending:
         return 0
     # A message's context is the one before it: earlier in this batch, or already in its thread.
     last_in_batch: dict[tuple, str] = {}
     work = []
     for item in pending:
-        key = (item.end_user_id, *_thread_key(item))
-        previous = last_in_batch[key] if key in last_in_batch else _previous_text(item)
+        key = _thread_key(item)
+        previous = last_in_batch[key] if key in last_in_batch else _previous_text(memory, item)
         pieces = _pieces(item, previous)
         last_in_batch[key] = pieces[-1].text if item.kind != "document" else ""
         work.append((item, pieces))
     _embed([p for _, pieces in work for p in pieces])
-    done, touched = 0, defaultdict(int)
-    for item, pieces in work:
-        if _write(item.pk, item.version, pieces):
-            done += 1
-            touched[item.end_user_id] += 1
-    for end_user in EndUser.objects.filter(pk__in=touched):
-        rewrite_index(Memory(end_user))
+    done = sum(_write(memory, item.pk, item.version, pieces) for item, pieces in work)
+    if done:
+        rewrite_index(memory)
     return done
-
-
-def unread_item_pks(*, older_than: timedelta = timedelta(seconds=0), limit: int = 5_000) -> list[int]:
-    """Items whose read is behind (never read, or edited since), oldest first: the sweep's work."""
-    cutoff = timezone.now() - older_than
-    return list(
-        Item.objects.filter(Q(read_at__isnull=True) | ~Q(read_version=F("version")), updated_at__lte=cutoff)
-        .order_by("updated_at")
-        .values_list("pk", flat=True)[:limit]
-    )

@@ -2,24 +2,25 @@
 
 from django.db.models import Count, Max, Min
 
-from ..query.history import subject_path, subjects
 from ..models import WrittenIndex
-from ..paths import PLURAL
+from ..paths import PLURAL, subject_path
 from ..selectors import Memory
 
-THREADS_LISTED = 100
+THREADS_LISTED = 100  # threads (and subjects) listed: index.md stays a page a model reads whole
+OPENING_WORDS = 12  # of a thread's first passage: enough to tell threads apart at a glance
 
 
 def _day(value) -> str:
     return value.date().isoformat() if value else "?"
 
 
-def _first_words(text: str, n: int = 12) -> str:
+def _first_words(text: str, n: int = OPENING_WORDS) -> str:
     words = " ".join(text.split()).split(" ")
     return " ".join(words[:n]) + (" …" if len(words) > n else "")
 
 
 def render_index(memory: Memory) -> str:
+    """index.md: counts, places, the newest threads with their opening words, and the subjects."""
     passages = memory.passages()
     totals = passages.aggregate(n=Count("id"), first=Min("at"), last=Max("at"))
     items = memory.items().count()
@@ -45,7 +46,7 @@ def render_index(memory: Memory) -> str:
         .order_by("-last", "tid")[:THREADS_LISTED]
     )
     for thread in threads:
-        opening = thread.passages.order_by("seq").values_list("text", flat=True).first() or ""
+        opening = memory.passages().filter(thread=thread).order_by("seq").values_list("text", flat=True).first() or ""
         span = _day(thread.first) if _day(thread.first) == _day(thread.last) else (
             f"{_day(thread.first)} to {_day(thread.last)}"
         )
@@ -54,7 +55,7 @@ def render_index(memory: Memory) -> str:
             f"- passages/{thread.source}/{PLURAL[thread.kind]}/{thread.tid}/{name}: {thread.n} passages, "
             f"{span}. {_first_words(opening)}"
         )
-    people = sorted(subjects(memory).values())
+    people = sorted(memory.subjects().values())
     if people:
         lines += ["", "## Subjects"]
         lines += [f"- {subject_path(name)}: {name}" for name in people[:THREADS_LISTED]]
@@ -62,4 +63,5 @@ def render_index(memory: Memory) -> str:
 
 
 def rewrite_index(memory: Memory) -> None:
+    """Write index.md afresh from what the memory holds now."""
     WrittenIndex.objects.update_or_create(end_user=memory.end_user, defaults={"text": render_index(memory)})

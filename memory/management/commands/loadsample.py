@@ -13,13 +13,12 @@ import time
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db.models import F
 
 from accounts.auth import Context
 from accounts.models import Access, Project
-from memory.read import pipeline
 from memory import tools
 from memory.limits import ITEMS_MAX
+from memory.read import pipeline
 from memory.selectors import Memory
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample" / "team.jsonl"
@@ -57,12 +56,12 @@ class Command(BaseCommand):
                 raise CommandError(outcome.message)
             added += sum(r["status"] != "unchanged" for r in outcome.body["items"])
         memory = Memory.of(context)
-        unread = memory.items().exclude(read_version=F("version"))
+        unread = memory.unread_items()
         deadline = time.monotonic() + WORKER_GRACE
         while unread.exists() and time.monotonic() < deadline:
             time.sleep(0.2)
         if unread.exists():
-            read = pipeline.read_items(list(unread.values_list("pk", flat=True)))
+            read = pipeline.read_items(memory, list(unread.values_list("pk", flat=True)))
             self.stderr.write(f"No worker read them in {WORKER_GRACE} s; read {read} items in-process.")
         self.stdout.write(f"Loaded {len(items)} events ({added} new or changed) into {account!r} "
                           f"of project {context.project.slug}.")
