@@ -30,10 +30,13 @@ class PasswordRule:
         r"recovery|vault|generator|protected|changes?|it|them|this|that|up)\b)",
         re.IGNORECASE,
     )
-    tails = tuple(  # one per number of words between the keyword and its link
+    # keyword, then gap words (never a link: once a link's value is turned down, the keyword gave none), a
+    # link, the value; "'s" links only straight after the keyword ("password's X", not "her dog's name")
+    tails = tuple(
         re.compile(
-            r"[\"']?(?:\s+[\w'’-]+){%d}" % gap
-            + r"(?:\s*[:=]|\s+(?:is|was|are|will\s+be)\b(?:\s+(?:now|still|set\s+to|changed\s+to)\b)?\s*:?|['’]s\b)"
+            r"[\"']?(?:\s+(?!(?:is|was|are|will)\b)[\w'’-]+){%d}" % gap
+            + r"(?:\s*[:=]|\s+(?:is|was|are|will\s+be)\b(?:\s+(?:now|still|set\s+to|changed\s+to)\b)?\s*:?"
+            + (r"|['’]s\b)" if gap == 0 else ")")
             + r"\s*(?P<value>\S+)",
             re.IGNORECASE,
         )
@@ -51,7 +54,8 @@ class PasswordRule:
         below above attached ready done working broken locked forgotten lost stolen compromised leaked weird
         funny impossible memorable obvious again being been going supposed meant printed taped somewhere inside
         behind under sticky annoying unchanged updated enabled disabled taken you him them they she we it me
-        ours yours mine theirs about like because from with when where how why
+        ours yours mine theirs about like because from with when where how why ok fine yes no nope expiring
+        changing loading pending failing coming
     """.split())
 
     def analyze_string(self, string: str):
@@ -78,13 +82,16 @@ class PasswordRule:
         # ("hunTer") is how a credential looks; a plain word needs a link and a closer look
         if any(c.isdigit() or not (c.isalnum() or c in "'’-") for c in value) or any(c.isupper() for c in value[1:]):
             return True
-        return linked and (raw[0] in "\"'‘“`" or value.lower() not in self.not_values)
+        # "my password was accepted": a participle says what happened to it
+        plain_word = value.lower() not in self.not_values and not value.lower().endswith("ed")
+        return linked and (raw[0] in "\"'‘“`" or plain_word)
 
 
 class CardRule:
-    """A payment card number: 13 to 19 digits (spaces or dashes between groups allowed), Luhn-valid, with
-    the IIN and a length of a card network. A run of groups is tried piece by piece ("4111 1111 1111 1111
-    12/26" holds a card and its expiry); pieces of 3 to 6 digits join, so "1 2 3 4 5..." is no card."""
+    """A payment card number: 13 to 19 digits, Luhn-valid, with the IIN and a length of a card network,
+    written whole or in the groups cards print (spaces or dashes between). A run of groups is tried at each
+    group ("4111 1111 1111 1111 12/26" holds a card and its expiry), but only in those layouts, so a list
+    ("1 2 3 4 5 6 7 8 9 10 11 12 13") is no card."""
 
     secret_type = PAYMENT_CARD
     networks = {  # network: (IIN ranges, each (first, last) of one number of digits; card lengths)
@@ -99,9 +106,10 @@ class CardRule:
                      (6761, 6763)), tuple(CARD_DIGITS)),
         "Mir": (((2200, 2204),), (16, 17, 18, 19)),
     }
+    # How cards print their digits: 16 as 4-4-4-4, Amex 4-6-5, Diners 4-6-4, 13 as 4-4-5, 19 as 4-4-4-4-3.
+    layouts = ((4, 4, 4, 4), (4, 6, 5), (4, 6, 4), (4, 4, 5), (4, 4, 4, 4, 3))
     run = re.compile(r"\d[\d -]{%d,}\d" % (CARD_DIGITS.start - 2))  # digits, spaces, dashes: long enough
     glued = re.compile(r"[\w.,+/]")  # a run right after a word, a decimal point, a sign or a path is no card
-    group_digits = range(3, 7)  # card groups are 4-4-4-4, 4-6-5, 4-6-4: "1 2 3 4..." is a list, no card
 
     def analyze_string(self, string: str):
         """Yields the digits of each card number found."""
@@ -109,16 +117,15 @@ class CardRule:
             if run.start() and self.glued.match(string, run.start() - 1):
                 continue
             groups = re.split(r"[ -]", run.group())
-            for first, whole in enumerate(groups):
-                if len(whole) in CARD_DIGITS and self._is_card(whole):
-                    yield whole
-                digits = ""
-                for group in groups[first:]:
-                    if len(group) not in self.group_digits or len(digits) >= CARD_DIGITS.stop:
-                        break
-                    digits += group
-                    if len(digits) in CARD_DIGITS and self._is_card(digits):
-                        yield digits
+            sizes = tuple(len(group) for group in groups)
+            for first in range(len(groups)):
+                if sizes[first] in CARD_DIGITS and self._is_card(groups[first]):
+                    yield groups[first]
+                for layout in self.layouts:
+                    if sizes[first:first + len(layout)] == layout:
+                        digits = "".join(groups[first:first + len(layout)])
+                        if self._is_card(digits):
+                            yield digits
 
     def _is_card(self, digits: str) -> bool:
         issued = any(
