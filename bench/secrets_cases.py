@@ -216,6 +216,7 @@ def password() -> str:
         f"wifi password {value}",
         f"my passphrase was {value} before I changed it",
         f"use PIN {pin[:4]} at the garage",
+        f"login details\nuser: ana\npassword:\n{value}",
     ))
 
 

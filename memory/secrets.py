@@ -47,6 +47,7 @@ class Detector(NamedTuple):
 
 
 def detector(rule, gate: str | None, fold: bool = False, one_line: bool = True) -> Detector:
+    """A row of DETECTORS, its gate compiled once."""
     return Detector(rule, re.compile(gate) if gate else None, fold, one_line)
 
 
@@ -84,7 +85,7 @@ DETECTORS = (
         fold=True,
     ),
     detector(UrlPasswordRule(), r"://"),
-    detector(PasswordRule(), r"pass|pin", fold=True),
+    detector(PasswordRule(), r"pass|pin", fold=True, one_line=False),  # "Password:\nhunter2" spans two
     detector(CardRule(), None),  # its own pattern is as cheap as a gate
 )
 KINDS = tuple(each.rule.secret_type for each in DETECTORS)
@@ -125,12 +126,9 @@ def scan_item(item: dict) -> tuple[str, str] | None:
     (text, id, author, role, session, title, about...) and metadata keys and values at any depth
     ("metadata.api.token", "metadata.tags[2]"; a key that is itself a secret is "metadata.<key>"). Integers
     are scanned as their digits, since a card number fits in a JSON number; the value of a key that names a
-    password ("wifi_password", "pin") is read as given after that keyword."""
-    for name, value in item.items():
-        found = _scan_value(value, name, PASSWORD_KEY.search(name))
-        if found:
-            return found
-    return None
+    password ("wifi_password", "pin") is read as given after that keyword. Top-level keys are scanned too,
+    so no path ever holds a secret."""
+    return _scan_value(item, "", None)
 
 
 def _scan_value(value, path: str, password_key: re.Match | None) -> tuple[str, str] | None:
@@ -139,8 +137,8 @@ def _scan_value(value, path: str, password_key: re.Match | None) -> tuple[str, s
             name = str(key)
             kind = find_secret(name)
             if kind:
-                return f"{path}.{KEY_IN_PATH}", kind
-            found = _scan_value(inner, f"{path}.{name}", PASSWORD_KEY.search(name))
+                return f"{path}.{KEY_IN_PATH}" if path else KEY_IN_PATH, kind
+            found = _scan_value(inner, f"{path}.{name}" if path else name, PASSWORD_KEY.search(name))
             if found:
                 return found
     elif isinstance(value, list):

@@ -89,6 +89,12 @@ def test_it_finds_a_secret_on_one_line_deep_in_a_long_text(kind):
     assert find_secret(text) == kind
 
 
+def test_a_password_on_the_line_after_its_keyword_is_found_in_short_and_long_texts():
+    form = "login details\nuser: ana\npassword:\nTr0ub4dor&3\n"
+    assert find_secret(form) == "Password"
+    assert find_secret("Melanie: the lake was lovely, pass the photos on.\n" * 60 + form) == "Password"
+
+
 @pytest.mark.parametrize("text", NEAR_MISSES)
 def test_near_misses_are_not_secrets(text):
     assert find_secret(text) is None
@@ -131,6 +137,11 @@ def test_scan_item_reads_every_top_level_field_lists_and_numbers():
     assert scan_item(tags) == ("metadata.tags[1]", "Payment card number")
     number = {"text": "ok", "metadata": {"billing": {"card": int(card.replace(" ", ""))}}}
     assert scan_item(number) == ("metadata.billing.card", "Payment card number")
+
+
+def test_a_secret_top_level_key_is_named_without_echoing_it():
+    token = SECRETS["Slack Token"][1]
+    assert scan_item({"text": "ok", token: "whatever"}) == ("<key>", "Slack Token")
 
 
 def test_a_key_naming_a_password_makes_its_value_one():
