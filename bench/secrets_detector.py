@@ -93,7 +93,8 @@ def synthetic() -> str:
         lambda: f"cloud spend: ${rng.randint(100, 9999)}.{rng.randint(10, 99)} this month, mostly storage",
         lambda: "Next: the secret rotation policy draft, then the keynote slides and the token budget.",
         lambda: f"sha256:{hexes(64)}",
-        lambda: f"Phone +44 20 {rng.randint(1000, 9999)} {rng.randint(1000, 9999)}, ISBN 978-{rng.randint(10**9, 10**10 - 1)}",
+        lambda: f"Phone +44 20 {rng.randint(1000, 9999)} {rng.randint(1000, 9999)}, "
+                f"ISBN 978-{rng.randint(10**9, 10**10 - 1)}",
         lambda: f"config: region=eu-west-1 timeout={rng.randint(1, 60)}s retries={rng.randint(1, 9)} pass-through=on",
         lambda: "My PIN pad broke, so I paid cash; the passcode screen on the kiosk kept flashing.",
     )

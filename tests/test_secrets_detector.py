@@ -28,9 +28,10 @@ SECRETS = {
     "Mailchimp Access Key": ("newsletter key {}", "0123456789abcdef0123456789abcdef-us14"),
     "NPM tokens": ("my .npmrc: //registry.npmjs.org/:_authToken={}", "npm_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"),
     "OpenAI Token": ("use {} for the eval", "sk-" + "abcdefghij0123456789" + "T3BlbkFJ" + "ABCDEFGHIJ0123456789"),
-    "Private Key": ("server key:\n{}\nMIIEowIBAAKCAQEA7v\n-----END RSA PRIVATE KEY-----", "-----BEGIN RSA PRIVATE KEY-----"),
+    "Private Key": (
+        "server key:\n{}\nMIIEowIBAAKCAQEA7v\n-----END RSA PRIVATE KEY-----", "-----BEGIN RSA PRIVATE KEY-----"),
     "PyPI Token": ("upload with {}", "pypi-AgEIcHlwaS5vcmc" + "Q2xhdWRlUHlQSVRva2VuMTIzNDU2Nzg5MA" * 3),
-    "SendGrid API Key": ("mail key {}", "SG." + "aBcDeFgHiJkLmNoPqRsTuV" + "." + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0u1v"),
+    "SendGrid API Key": ("mail key {}", "SG.aBcDeFgHiJkLmNoPqRsTuV.a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0u1v"),
     "Slack Token": ("the bot uses {}", "xoxb-1234567890-9876543210-abcdefghijklmnopqrstuvwx"),
     "SoftLayer Credentials": ("softlayer_api_key = {} for the old datacenter", "a1b2c3d4e5" * 6 + "f6g7"),
     "Square OAuth Secret": ("square app secret {}", "sq0csp-" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789-_aBcDe"),
@@ -64,7 +65,8 @@ NEAR_MISSES = [
     "reference 4111 1111 1111 1112",  # a Visa's IIN, but the check digit is wrong
     "the server is at 203.0.113.7",
     "postgres://user:password@localhost:5432/app",
-    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kg"
+    "AAAABJRU5ErkJggg==",
     "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.",
 ]
 
@@ -110,6 +112,8 @@ def test_near_misses_are_not_secrets(text):
     ("Amex 3782 822463 10005", "Payment card number"),
     ("paid with 5555-5555-5555-4444, cvv on the back", "Payment card number"),
     ("card 4111111111111111", "Payment card number"),
+    ("card 4111 1111 1111 1111 12 26", "Payment card number"),
+    ("CVV 737 then 5555 5555 5555 4444", "Payment card number"),
 ])
 def test_passwords_and_cards_in_their_usual_phrasings(text, kind):
     assert find_secret(text) == kind
