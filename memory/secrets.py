@@ -7,13 +7,14 @@ Detectors run in the order of DETECTORS (provider formats first, generic rules l
 called Cloudant, not basic auth); the first that finds anything names the kind. Most are the regex plugins of
 `detect-secrets`, instantiated once here and called through `analyze_string` only, which reads nothing but
 the plugin's compiled patterns and so is safe under threads (`scan_line` and the settings API rewrite
-process-wide settings on every call). Left out: the entropy plugins (their `analyze_string` yields every
-quoted string; the entropy limit lives in settings), KeywordDetector (with its defaults every LoCoMo dev
-turn is flagged), IPPublicDetector (an address is no credential: "my server is at 203.0.113.7" is a
-memory worth keeping) and BasicAuthDetector (UrlPasswordRule finds all it finds, and more).
+process-wide settings on every call). Left out: the entropy plugins (through `scan_line` with the default
+settings they flag every LoCoMo dev turn; their `analyze_string` yields every word-like string, the limit
+lives in settings), KeywordDetector (standalone it finds only quoted assignments, `password = "x"`, which
+PasswordRule finds too, with the plain phrasings), IPPublicDetector (an address is no credential: "my server
+is at 203.0.113.7" is a memory worth keeping) and BasicAuthDetector (UrlPasswordRule finds all it finds).
 
 Speed: the assignment patterns (Cloudant, IBM, SoftLayer) cost 10-25 ms each per 100,000 characters; every
-plugin on the whole text, about 80 ms. So each detector has a gate, a cheap pattern that every match of the
+detector on the whole text, 55 to 200 ms (bench/README.md). So each detector has a gate, a cheap pattern that every match of the
 detector holds: it runs only when its gate matches, and on a long text only on the lines where it does (no
 gated pattern crosses a line break). Gates of case-blind patterns search `text.lower()`, five times quicker
 than a case-blind search; they would miss only a keyword spelt with a letter that re's case folding adds (ſ
