@@ -1,0 +1,155 @@
+"""Finds credentials pasted into an item: a provider's key or token, a password given as such, a card number.
+
+`find_secret(text)` names the kind of the first secret in a string; `scan_item(item)` also says which field
+holds it. Neither ever returns, raises or logs the secret itself, so a caller can put the answer in a refusal.
+
+Detectors run in the order of DETECTORS (provider formats first, generic rules last, so a Cloudant URL is
+called Cloudant, not basic auth); the first that finds anything names the kind. Most are the regex plugins of
+`detect-secrets`, instantiated once here and called through `analyze_string` only, which reads nothing but
+the plugin's compiled patterns and so is safe under threads (`scan_line` and the settings API rewrite
+process-wide settings on every call). Left out: the entropy plugins (through `scan_line` with the default
+settings they flag every LoCoMo dev turn; their `analyze_string` yields every word-like string, the limit
+lives in settings), KeywordDetector (standalone it finds only quoted assignments, `password = "x"`, which
+PasswordRule finds too, with the plain phrasings), IPPublicDetector (an address is no credential: "my server
+is at 203.0.113.7" is a memory worth keeping) and BasicAuthDetector (UrlPasswordRule finds all it finds).
+
+Speed: the assignment patterns (Cloudant, IBM, SoftLayer) cost 10-25 ms each per 100,000 characters; every
+detector on the whole text, 55 to 200 ms (bench/README.md). So each detector has a gate, a cheap pattern that every match of the
+detector holds: it runs only when its gate matches, and on a long text only on the lines where it does (no
+gated pattern crosses a line break). Gates of case-blind patterns search `text.lower()`, five times quicker
+than a case-blind search; they would miss only a keyword spelt with a letter that re's case folding adds (ſ
+for s, the Kelvin sign for k), which no accidental paste holds. bench/secrets_detector.py checks that the
+gates never change an answer.
+"""
+
+import re
+from typing import NamedTuple
+
+from detect_secrets.plugins import (
+    artifactory, aws, azure_storage_key, cloudant, discord, github_token, gitlab_token,
+    ibm_cloud_iam, ibm_cos_hmac, jwt, mailchimp, npm, openai, private_key, pypi_token, sendgrid, slack,
+    softlayer, square_oauth, stripe, telegram_token, twilio,
+)
+
+from memory.secret_rules import CardRule, PasswordRule, UrlPasswordRule
+
+KEY_IN_PATH = "<key>"  # names a metadata key in a field path, since the key itself may be the secret
+WHOLE_TEXT_BELOW = 2_000  # shorter texts are scanned whole: cutting them into lines costs more than it saves
+# A key that ends in a password's name makes its value one: {"wifi_password": "Xy7#kL9q"}, {"door_pin": 4821};
+# not {"password_policy": "strict"}.
+PASSWORD_KEY = re.compile(r"(?:pass(?:word|code|phrase|wd)|(?<![a-z])pin)$", re.IGNORECASE)
+
+
+class Detector(NamedTuple):
+    rule: object  # a detect-secrets plugin or one of ours: `secret_type` and `analyze_string(text)`
+    gate: re.Pattern | None  # every match of the rule holds a match of this cheap pattern; None: always run
+    fold: bool  # the gate is lower case, looked for in the lower-cased text
+    one_line: bool  # no match of the rule spans a line break, so a long text can be narrowed to lines
+
+
+def detector(rule, gate: str | None, fold: bool = False, one_line: bool = True) -> Detector:
+    """A row of DETECTORS, its gate compiled once."""
+    return Detector(rule, re.compile(gate) if gate else None, fold, one_line)
+
+
+# An assignment pattern ("cloudant_password = ...") is a prefix, an optional "-" or "_", an optional "api",
+# then a keyword (key, pwd, pw, password, pass, token); its gate says just that.
+DETECTORS = (
+    detector(aws.AWSKeyDetector(), r"a3t|abia|acca|akia|asia|aws", fold=True),
+    detector(azure_storage_key.AzureStorageKeyDetector(), r"AccountKey="),
+    detector(cloudant.CloudantDetector(), r"cloudant|cl(?:ou)?[-_]?(?:api|key|pw|pass|token)", fold=True),
+    detector(discord.DiscordBotTokenDetector(), None),
+    detector(github_token.GitHubTokenDetector(), r"gh[pousr]_"),
+    detector(gitlab_token.GitLabTokenDetector(), r"gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-|GR1348941"),
+    detector(ibm_cos_hmac.IbmCosHmacDetector(), r"secret[-_]?(?:access)?[-_]?key", fold=True),
+    detector(jwt.JwtTokenDetector(), r"eyJ"),
+    detector(mailchimp.MailchimpDetector(), r"-us\d"),
+    detector(npm.NpmDetector(), r"/:_authToken=", one_line=False),  # `=\s*` may run onto the next line
+    detector(openai.OpenAIDetector(), r"T3BlbkFJ"),
+    detector(private_key.PrivateKeyDetector(), r"PRIVATE KEY|PuTTY-User-Key-File-2"),
+    detector(pypi_token.PypiTokenDetector(), r"pypi-AgE"),
+    detector(sendgrid.SendGridDetector(), r"SG\."),
+    detector(slack.SlackDetector(), r"xox|hooks\.slack\.com", fold=True),
+    detector(
+        softlayer.SoftlayerDetector(), r"softlayer|/soap/v3|sl[-_]?(?:api|[-_]?(?:key|pw|pass|token))", fold=True
+    ),
+    detector(square_oauth.SquareOAuthDetector(), r"sq0csp-"),
+    detector(stripe.StripeDetector(), r"k_live_"),
+    detector(telegram_token.TelegramBotTokenDetector(), r":[0-9A-Za-z_-]{35}"),
+    detector(twilio.TwilioKeyDetector(), r"(?:AC|SK)[a-z0-9]{32}"),
+    detector(artifactory.ArtifactoryDetector(), r"AKC[a-zA-Z0-9]{10}|AP[\dA-F][a-zA-Z0-9]{8}"),
+    # its prefix may be empty, so any "token: <44 characters>" matches: hence late, behind the named providers;
+    # the gate is the pattern without its prefix: keyword, quote, bracket, spaces, assignment, quote, secret
+    detector(
+        ibm_cloud_iam.IbmCloudIamDetector(),
+        r"(?:key|pwd|password|pass|token)[\"']?\]? *(?:=>?|:[=:]?| +) *[\"']?[a-z0-9_-]{44}",
+        fold=True,
+    ),
+    detector(UrlPasswordRule(), r"://"),
+    detector(PasswordRule(), r"pass|pin", fold=True, one_line=False),  # "Password:\nhunter2" spans two
+    detector(CardRule(), None),  # its own pattern is as cheap as a gate
+)
+KINDS = tuple(each.rule.secret_type for each in DETECTORS)
+
+
+def find_secret(text: str) -> str | None:
+    """The kind ("AWS Access Key", "Password", "Payment card number"...) of the first secret in `text`, by
+    the order of DETECTORS, or None. Safe to call from many threads at once."""
+    lowered = text.lower()
+    for each in DETECTORS:
+        haystack = lowered if each.fold else text
+        if each.gate is None:
+            candidate = text
+        elif len(text) < WHOLE_TEXT_BELOW or not each.one_line or len(haystack) != len(text):
+            candidate = text if each.gate.search(haystack) else ""
+        else:
+            candidate = _lines_holding(text, haystack, each.gate)
+        if candidate and next(iter(each.rule.analyze_string(candidate)), None) is not None:
+            return each.rule.secret_type
+    return None
+
+
+def _lines_holding(text: str, haystack: str, gate: re.Pattern) -> str:
+    """The lines of `text` where `gate` matches `haystack` (the text or its lower case, of the same length,
+    so positions agree), joined: all that a one-line pattern could match in the whole text."""
+    lines, at = [], 0
+    while hit := gate.search(haystack, at):
+        start = text.rfind("\n", 0, hit.start()) + 1
+        end = text.find("\n", hit.start())
+        end = len(text) if end == -1 else end
+        lines.append(text[start:end])
+        at = end + 1
+    return "\n".join(lines)
+
+
+def scan_item(item: dict) -> tuple[str, str] | None:
+    """(field path, kind) of the first secret in an item, or None. Every string is scanned: top-level fields
+    (text, id, author, role, session, title, about...) and metadata keys and values at any depth
+    ("metadata.api.token", "metadata.tags[2]"; a key that is itself a secret is "metadata.<key>"). Integers
+    are scanned as their digits, since a card number fits in a JSON number; the value of a key that names a
+    password ("wifi_password", "pin") is read as given after that keyword. Top-level keys are scanned too,
+    so no path ever holds a secret."""
+    return _scan_value(item, "", None)
+
+
+def _scan_value(value, path: str, password_key: re.Match | None) -> tuple[str, str] | None:
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            name = str(key)
+            kind = find_secret(name)
+            if kind:
+                return f"{path}.{KEY_IN_PATH}" if path else KEY_IN_PATH, kind
+            found = _scan_value(inner, f"{path}.{name}" if path else name, PASSWORD_KEY.search(name))
+            if found:
+                return found
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            found = _scan_value(inner, f"{path}[{index}]", password_key)
+            if found:
+                return found
+    elif isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        text = f"{password_key.group()}: {value}" if password_key else str(value)
+        kind = find_secret(text)
+        if kind:
+            return path, kind
+    return None
