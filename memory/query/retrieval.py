@@ -65,8 +65,9 @@ class Filters:
             parts.append(f"{alias}.at >= %(after)s")
             params["after"] = self.after
         if self.scope:
-            parts.append(f"{alias}.path LIKE %(scope)s")
-            params["scope"] = self.scope.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            # starts_with, not LIKE: it is LEAKPROOF, so row-level security leaves it to the path index
+            parts.append(f"{alias}.path ^@ %(scope)s")
+            params["scope"] = self.scope
         if self.current_at:
             parts.append(f"({alias}.expires IS NULL OR {alias}.expires > %(current_at)s)")
             params["current_at"] = self.current_at
@@ -95,9 +96,14 @@ WITH base AS (
 ), candidates AS (
     SELECT id FROM base
     UNION
-    SELECT n.id FROM base JOIN memory_passage b ON b.id = base.id
-    JOIN memory_passage n ON n.thread_id = b.thread_id AND n.seq IN (b.seq - 1, b.seq + 1)
-    WHERE {n_filter}
+    -- OFFSET 0 keeps the neighbours a subquery of their own, so b's seq comes in as a parameter: in a join,
+    -- `n.seq = b.seq - 1` is not LEAKPROOF (the minus can overflow) and row-level security would keep it
+    -- out of the (thread, seq) index (35 candidates' neighbours: 1,100 ms -> 0.5 ms in a 20,000 passage thread)
+    SELECT beside.id FROM base JOIN memory_passage b ON b.id = base.id
+    CROSS JOIN LATERAL (
+        SELECT n.id FROM memory_passage n
+        WHERE n.thread_id = b.thread_id AND n.seq IN (b.seq - 1, b.seq + 1) AND {n_filter} OFFSET 0
+    ) beside
 )
 SELECT p.id, p.thread_id, p.seq, p.at, lower(p.author), lower(p.about), length(p.text), length(p.search),
     1 - (p.embedding <=> %(q)s::halfvec),
