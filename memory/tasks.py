@@ -7,17 +7,23 @@ from celery import shared_task
 from celery.signals import worker_init, worker_ready
 from django.core.cache import cache
 
+from accounts.models import EndUser
+
 from . import embeddings
 from .read import own_indexes, pipeline
+from .selectors import Memory
 
 log = logging.getLogger(__name__)
 SWEEP_BATCH = 200
 
 
 @shared_task(autoretry_for=(Exception,), retry_backoff=2, retry_backoff_max=60, max_retries=8)
-def read_items(item_pks: list[int]) -> int:
-    """Read the given items; safe to run again, or at the same time as another read of them."""
-    return pipeline.read_items(item_pks)
+def read_items(end_user_id: int, item_pks: list[int]) -> int:
+    """Read the given items of one end user; safe to run again, or at the same time as another read of them."""
+    end_user = EndUser.objects.filter(pk=end_user_id).first()
+    if end_user is None:  # erased since: nothing left to read
+        return 0
+    return pipeline.read_items(Memory(end_user), item_pks)
 
 
 @shared_task
@@ -26,12 +32,14 @@ def sweep_unread(older_than_seconds: int = 30) -> int:
 
     Only items older than `older_than_seconds`, so reads queued a moment ago are not queued twice.
     """
-    pks = pipeline.unread_item_pks(older_than=timedelta(seconds=older_than_seconds))
-    for start in range(0, len(pks), SWEEP_BATCH):
-        read_items.delay(pks[start : start + SWEEP_BATCH])
-    if pks:
-        log.info("Sweep queued the read of %d items", len(pks))
-    return len(pks)
+    unread = pipeline.unread_items(older_than=timedelta(seconds=older_than_seconds))
+    for end_user_id, pks in unread.items():
+        for start in range(0, len(pks), SWEEP_BATCH):
+            read_items.delay(end_user_id, pks[start : start + SWEEP_BATCH])
+    count = sum(len(pks) for pks in unread.values())
+    if count:
+        log.info("Sweep queued the read of %d items", count)
+    return count
 
 
 @shared_task

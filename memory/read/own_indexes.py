@@ -9,13 +9,15 @@ search's queries say `end_user_id = <n>`, which implies the indexes' predicate, 
 by itself. Every index is one more relation for the planner to weigh, so only big memories get them.
 
 The beat's tend_own_indexes builds them (concurrently: search and writes go on) and drops those whose end
-user is gone, whichever way they went (erased, or their project deleted), or whose memory has shrunk.
+user is gone, whichever way they went (erased, or their project deleted), or whose memory has shrunk. It
+learns the memories' sizes across end users from the one function that may look there
+(memory/migrations/0008), and builds and drops as twin_owner (the OWNER alias): only a table's owner may.
 """
 
 from django.conf import settings
-from django.db import connection
+from django.db import connection, connections
 
-from ..models import MemoryStats
+from twin.database import OWNER
 
 _METHODS = {
     "passage_embedding_u{id}": "USING hnsw (embedding halfvec_cosine_ops) WITH (m = 16, ef_construction = 64)",
@@ -34,12 +36,16 @@ def existing() -> dict[str, bool]:
         return dict(cursor.fetchall())
 
 
+def _memories_of(min_passages: int) -> list[int]:
+    """The end users with at least `min_passages` passages, across every project."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT end_user_id FROM twin_memory_sizes(%s)", [min_passages])
+        return [end_user for (end_user,) in cursor.fetchall()]
+
+
 def wanted() -> list[int]:
     """End users big enough for their own indexes who lack a valid one."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT end_user_id FROM memory_memorystats WHERE passages >= %s ORDER BY end_user_id",
-                       [settings.OWN_INDEX_PASSAGES])
-        big = [row[0] for row in cursor.fetchall()]
+    big = _memories_of(settings.OWN_INDEX_PASSAGES)
     have = existing()
     return [end_user for end_user in big
             if not all(have.get(name.format(id=end_user)) for name in _METHODS)]
@@ -51,7 +57,7 @@ def build(end_user_id: int) -> list[str]:
     end_user = int(end_user_id)
     have = existing()
     built = []
-    with connection.cursor() as cursor:
+    with connections[OWNER].cursor() as cursor:
         for template, method in _METHODS.items():
             name = template.format(id=end_user)
             if have.get(name):
@@ -69,11 +75,9 @@ def drop_unwanted() -> list[str]:
     earns them (half: a memory that hovers around that size is not rebuilt again and again). Returns the
     names dropped."""
     owner = {name: int(name.rsplit("_u", 1)[1]) for name in existing()}
-    kept = set(MemoryStats.objects.filter(end_user_id__in=set(owner.values()),
-                                          passages__gte=settings.OWN_INDEX_PASSAGES // 2)
-               .values_list("end_user_id", flat=True))  # an erased end user's statistics go with them
+    kept = set(_memories_of(settings.OWN_INDEX_PASSAGES // 2))  # an erased end user's statistics go with them
     unwanted = [name for name, end_user in owner.items() if end_user not in kept]
-    with connection.cursor() as cursor:
+    with connections[OWNER].cursor() as cursor:
         for name in unwanted:
             cursor.execute(f'DROP INDEX CONCURRENTLY IF EXISTS "{name}"')
     return unwanted

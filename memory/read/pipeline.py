@@ -13,11 +13,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from django.db import transaction
-from django.db.models import F, Q
+from django.db import connection, transaction
+from django.db.models import F
 from django.utils import timezone
-
-from accounts.models import EndUser
 
 from .. import embeddings
 from . import stats
@@ -149,38 +147,45 @@ def _write(item_pk: int, version: int, pieces: list[Piece]) -> bool:
         return True
 
 
-def read_items(item_pks: list[int]) -> int:
-    """Read the given items (those behind their version); returns how many were read now."""
-    pending = list(
-        Item.objects.filter(pk__in=item_pks).exclude(read_version=F("version")).order_by("at", "pk")
-    )
-    if not pending:
-        return 0
-    # A message's context is the one before it: earlier in this batch, or already in its thread.
-    last_in_batch: dict[tuple, str] = {}
-    work = []
-    for item in pending:
-        key = (item.end_user_id, *_thread_key(item))
-        previous = last_in_batch[key] if key in last_in_batch else _previous_text(item)
-        pieces = _pieces(item, previous)
-        last_in_batch[key] = pieces[-1].text if item.kind != "document" else ""
-        work.append((item, pieces))
+def read_items(memory: Memory, item_pks: list[int]) -> int:
+    """Read the given items of this memory (those behind their version); returns how many were read now.
+
+    Each step is a transaction scoped to the memory; the model embeds between them, holding none."""
+    with memory.scoped():
+        pending = list(memory.items().filter(pk__in=item_pks).exclude(read_version=F("version"))
+                       .order_by("at", "pk"))
+        if not pending:
+            return 0
+        # A message's context is the one before it: earlier in this batch, or already in its thread.
+        last_in_batch: dict[tuple, str] = {}
+        work = []
+        for item in pending:
+            key = (item.end_user_id, *_thread_key(item))
+            previous = last_in_batch[key] if key in last_in_batch else _previous_text(item)
+            pieces = _pieces(item, previous)
+            last_in_batch[key] = pieces[-1].text if item.kind != "document" else ""
+            work.append((item, pieces))
     _embed([p for _, pieces in work for p in pieces])
-    done, touched = 0, defaultdict(int)
+    done = 0
     for item, pieces in work:
-        if _write(item.pk, item.version, pieces):
-            done += 1
-            touched[item.end_user_id] += 1
-    for end_user in EndUser.objects.filter(pk__in=touched):
-        rewrite_index(Memory(end_user))
+        with memory.scoped():
+            if _write(item.pk, item.version, pieces):
+                done += 1
+    if done:
+        with memory.scoped():
+            rewrite_index(memory)
     return done
 
 
-def unread_item_pks(*, older_than: timedelta = timedelta(seconds=0), limit: int = 5_000) -> list[int]:
-    """Items whose read is behind (never read, or edited since), oldest first: the sweep's work."""
-    cutoff = timezone.now() - older_than
-    return list(
-        Item.objects.filter(Q(read_at__isnull=True) | ~Q(read_version=F("version")), updated_at__lte=cutoff)
-        .order_by("updated_at")
-        .values_list("pk", flat=True)[:limit]
-    )
+def unread_items(*, older_than: timedelta = timedelta(seconds=0), limit: int = 5_000) -> dict[int, list[int]]:
+    """Items whose read is behind (never read, or edited since), oldest first, by end user: the sweep's
+    work. Across every end user, so through the one function that may look there (memory/migrations/0008)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT item_id, end_user_id FROM twin_unread_items(%s, %s)",
+                       [timezone.now() - older_than, limit])
+        columns = [column.name for column in cursor.description]
+        rows = [dict(zip(columns, row)) for row in cursor.fetchall()]
+    by_end_user = defaultdict(list)
+    for row in rows:
+        by_end_user[row["end_user_id"]].append(row["item_id"])
+    return dict(by_end_user)
