@@ -18,7 +18,7 @@ LOCAL_TOOLS = ["memory_recall", "memory_lessons", "memory_how_they_work", "memor
 
 def server_env() -> dict:
     env = {"TWIN_DB_NAME": settings.DATABASES["default"]["NAME"], "PYTHONUNBUFFERED": "1"}
-    for name in ("DATABASE_URL", "REDIS_URL", "PATH", "HOME"):
+    for name in ("DATABASE_URL", "REDIS_URL", "PATH", "HOME", "TWIN_VAR_DIR"):
         if os.environ.get(name):
             env[name] = os.environ[name]
     return env
