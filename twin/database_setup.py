@@ -67,7 +67,8 @@ def server_steps(database: str) -> list[Step]:
 # A database made before the two roles existed: its tables, sequences and functions pass to twin_owner
 # (sequences that belong to a column, and anything of an extension, follow their owner), and twin_app may run
 # only the functions.
-_HAND_OVER = f"""DO $$
+_HAND_OVER = f"""-- a database made before the two roles: its tables and functions pass to {OWNER_ROLE}
+DO $$
 DECLARE object record;
 BEGIN
     FOR object IN
@@ -101,7 +102,8 @@ def database_steps(*, template: bool = False) -> list[Step]:
         # an index scan and search's text source falls to a sequential scan (3.5 ms -> 43.6 ms on 200,000
         # passages). It raises no error that could tell anything of a row. Where an admin may not do this
         # (a hosted server), search still answers, slower on big memories.
-        Step("ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF;",
+        Step("-- may be refused on a hosted server: search then answers, slower on big memories\n"
+             "ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF;",
              "SELECT NOT proleakproof FROM pg_proc WHERE oid = 'pg_catalog.ts_match_vq(tsvector, tsquery)'"
              "::regprocedure"),
         Step("REVOKE CREATE ON SCHEMA public FROM PUBLIC;"),  # PostgreSQL < 15 lets every role create there
@@ -133,8 +135,8 @@ def tuning_steps(shared_buffers: str) -> list[Step]:
 def script(database: str) -> str:
     """The SQL an admin runs with psql as a superuser on an external server: the roles, the database, then
     (connected to it) what twin_app may do."""
-    lines = ["-- twin memory, run once by a superuser: psql -v ON_ERROR_STOP=1 -f twin.sql",
-             "-- then give each role a password, as the server wants: ALTER ROLE twin_app PASSWORD '…';"]
+    lines = ["-- twin memory, run once by a superuser: psql -v ON_ERROR_STOP=1 -f twin.sql; then give each role",
+             f"-- a password as your server wants: ALTER ROLE {OWNER_ROLE} PASSWORD '…'; ALTER ROLE {APP_ROLE} …"]
     lines += [step.sql for step in server_steps(database)]
     lines += [f'\\connect "{database}"']
     lines += [step.sql for step in database_steps()]
@@ -153,12 +155,15 @@ def run(steps: list[Step], conninfo: str) -> list[str]:
     return done
 
 
-def set_up_embedded(var_dir, database: str, *, shared_buffers: str) -> list[str]:
-    """Every step on the embedded server, as its superuser over the unix socket; returns the statements run."""
+def embedded_superuser(var_dir, dbname: str) -> str:
+    """A connection string for the embedded server's superuser, over its unix socket."""
     info = embedded_server(var_dir)
+    return make_conninfo(host=str(info.socket_dir), port=info.port or 5432, user=SUPERUSER, dbname=dbname)
 
-    def on(dbname: str) -> str:
-        return make_conninfo(host=str(info.socket_dir), port=info.port or 5432, user=SUPERUSER, dbname=dbname)
 
-    return (run(server_steps(database), on("postgres")) + run(database_steps(), on(database))
-            + run(database_steps(template=True), on(TEMPLATE)) + run(tuning_steps(shared_buffers), on("postgres")))
+def set_up_embedded(var_dir, database: str, *, shared_buffers: str = EMBEDDED_SETTINGS["shared_buffers"]) -> list[str]:
+    """Every step on the embedded server, as its superuser; returns the statements run."""
+    return (run(server_steps(database), embedded_superuser(var_dir, "postgres"))
+            + run(database_steps(), embedded_superuser(var_dir, database))
+            + run(database_steps(template=True), embedded_superuser(var_dir, TEMPLATE))
+            + run(tuning_steps(shared_buffers), embedded_superuser(var_dir, "postgres")))
