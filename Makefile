@@ -8,9 +8,9 @@ HOST ?= 127.0.0.1
 REDIS_URL ?= redis://127.0.0.1:6379/0
 export REDIS_URL
 
-.PHONY: setup run test redis chromium migrate
+.PHONY: setup run test redis chromium database migrate
 
-setup: $(VENV)/.installed redis chromium migrate
+setup: $(VENV)/.installed redis chromium database migrate
 
 # Reinstall only when requirements.txt changes, so a second `make setup` takes seconds.
 $(VENV)/.installed: requirements.txt
@@ -55,8 +55,14 @@ chromium:
 		echo "chromium is not installed and the browser tests need it: apt-get install chromium." >&2; \
 	fi
 
-# Migrating also starts the embedded PostgreSQL when DATABASE_URL is unset.
-migrate: $(VENV)/.installed
+# The superuser's steps, once (roles twin_owner and twin_app, the database, pgvector; twin/database_setup.py):
+# done on the embedded PostgreSQL, which this starts when DATABASE_URL is unset; with DATABASE_URL an admin
+# runs the SQL of `manage.py setupdb --sql` (README).
+database: $(VENV)/.installed
+	@TWIN_PROCESS=command $(PY) manage.py setupdb
+
+# As twin_owner, the tables' owner (manage.py migrate defaults to it).
+migrate: $(VENV)/.installed database
 	@TWIN_PROCESS=command $(PY) manage.py migrate --noinput -v 0
 	@echo "Database migrated"
 

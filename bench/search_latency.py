@@ -8,11 +8,14 @@ embedded once by the product's own model and cached under var/bench-cache/) with
 the vectors and renormalised; threads are runs of ~20 consecutive turns, dated over five years. Loaded with
 COPY (indexes dropped first and rebuilt after, as the migrations define them), statistics filled with one
 SQL each, as memory/read/stats.py keeps them; the big end user gets its own indexes (memory/read/own_indexes.py).
+The load runs as the server's superuser (COPY FROM is refused under row-level security, and the load turns the
+foreign-key triggers off); with DATABASE_URL, DATABASE_OWNER_URL must then name a superuser.
 
 Then asks LoCoMo dev questions through POST /v1/memory/search (Django test client, in-process, a real key)
 for the big and the small end user, in the ranked-list mode (`scope`) and the brief mode, and reports
 p50/p95/mean, a baseline in the same run (the query's embedding alone; a bare SELECT 1), and where the time
-goes (embedding, each SQL statement, scoring, the rest).
+goes (embedding, each SQL statement, scoring, the rest). Search runs as the service does: as twin_app, under
+row-level security (it prints the role it is connected as).
 
     .venv/bin/python bench/search_latency.py [--refill] [--queries 300] [--explain]
 
@@ -34,8 +37,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "twin.settings")
+VAR_DIR = Path(os.environ.get("TWIN_VAR_DIR", ROOT / "var"))
 DB_NAME = "twin_bench"
-CACHE = ROOT / "var" / "bench-cache" / "locomo-vectors.npz"
+CACHE = VAR_DIR / "bench-cache" / "locomo-vectors.npz"
 PROJECT = "Search latency bench"
 BIG, MEDIUM, MEDIUM_USERS, SMALL = 100_000, 1_000, 900, 600
 NOISE = 0.018  # per dimension: the noise vector's norm is ~0.35, a copy's cosine to its turn ~0.94
@@ -46,18 +50,17 @@ def setup(fresh: bool = False):
     """Django on the bench database, migrated. `fresh` drops it first, so a fill always starts from the
     schema the migrations define (an interrupted fill leaves the indexes it dropped missing)."""
     if not os.environ.get("DATABASE_URL"):
-        # Create the bench database on the embedded server before Django connects to it.
-        from twin.database import _embedded_uri
-
+        # The bench database on the embedded server, owned by twin_owner, before Django connects to it.
         import psycopg
 
-        config = _embedded_uri(ROOT / "var")
-        with psycopg.connect(host=config["HOST"], port=config["PORT"], user="postgres", dbname="postgres",
-                             autocommit=True) as conn:
-            if fresh:
+        from twin import database_setup
+
+        if fresh:
+            with psycopg.connect(database_setup.embedded_superuser(VAR_DIR, "postgres"), autocommit=True) as conn:
                 conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
-            if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DB_NAME]).fetchone():
-                conn.execute(f'CREATE DATABASE "{DB_NAME}"')
+        database_setup.set_up_embedded(VAR_DIR, DB_NAME)
+        with psycopg.connect(database_setup.embedded_superuser(VAR_DIR, DB_NAME), autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")  # for prewarm(); a superuser's step
         os.environ["TWIN_DB_NAME"] = DB_NAME
     import django
     from django.db import connections
@@ -66,7 +69,7 @@ def setup(fresh: bool = False):
     connections.close_all()
     from django.core.management import call_command
 
-    call_command("migrate", verbosity=0)
+    call_command("migrate", verbosity=0)  # as twin_owner
 
 
 # ---------------------------------------------------------------- the base turns and their vectors
@@ -129,14 +132,19 @@ def fill(end_users: list[tuple[int, int]]):
     from pgvector.psycopg import register_vector
 
     from memory.embeddings import MODEL_ID
+    from twin import database_setup
+    from twin.database import OWNER
 
     rng = np.random.default_rng(SEED)
     turns, text_v, context_v, sentence_v, offsets = base_turns()
     words = [t["text"].split(" ") for t in turns]
     tables = ["memory_item", "memory_thread", "memory_passage", "memory_passagesentence"]
-    db = settings.DATABASES["default"]
-    conn = psycopg.connect(host=db["HOST"], port=db["PORT"], user=db["USER"], password=db["PASSWORD"],
-                           dbname=db["NAME"])
+    if os.environ.get("DATABASE_URL"):
+        db = settings.DATABASES[OWNER]
+        conn = psycopg.connect(host=db["HOST"], port=db["PORT"], user=db["USER"], password=db["PASSWORD"],
+                               dbname=db["NAME"])
+    else:
+        conn = psycopg.connect(database_setup.embedded_superuser(VAR_DIR, DB_NAME))
     register_vector(conn)
     started = time.perf_counter()
     with conn.cursor() as cur:
@@ -290,11 +298,13 @@ def percentiles(values) -> str:
 
 def prewarm():
     """Read the tables and indexes search touches into shared buffers, as a server in steady state has them:
-    a cold page costs ~15 us to read back from the OS here, and a question's HNSW scan touches ~1,000."""
-    from django.db import connection
+    a cold page costs ~15 us to read back from the OS here, and a question's HNSW scan touches ~1,000. As their
+    owner (pg_prewarm reads a relation for whoever may; an index is its table owner's)."""
+    from django.db import connections
 
-    with connection.cursor() as cursor:
-        cursor.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
+    from twin.database import OWNER
+
+    with connections[OWNER].cursor() as cursor:
         cursor.execute("""
             SELECT sum(pg_prewarm(c.oid)) FROM pg_class c
             WHERE c.relname IN ('memory_passagesentence', 'memory_passage', 'passage_fulltext', 'passage_embedding',
@@ -307,13 +317,14 @@ def prewarm():
 
 
 def measure(key: str, users: dict[str, int], n_queries: int):
-    from django.db import connection, transaction
+    from django.db import connection, connections
     from django.test import Client
 
     from bench.locomo_data import queries
     from memory import embeddings
     from memory.read import own_indexes
     from memory.query import retrieval
+    from twin.database import OWNER
 
     rng = np.random.default_rng(SEED)
     questions = [q["question"] for q in queries()]
@@ -365,15 +376,17 @@ def measure(key: str, users: dict[str, int], n_queries: int):
         for user, size in users.items():
             for mode, extra in (("ranked", {"scope": "passages/"}), ("brief", {})):
                 run(f"{size:,} passages, {mode}", user, extra)
-        # The same run's baseline for own indexes (memory/read/own_indexes.py): the big memory searched through
-        # the shared indexes alone, its own dropped in a transaction that is rolled back.
-        with transaction.atomic():
-            with connection.cursor() as cursor:
-                for name in own_indexes.existing():
-                    cursor.execute(f'DROP INDEX "{name}"')
-            size = max(users.values())
-            run(f"{size:,} passages, brief, shared indexes only", next(u for u, n in users.items() if n == size), {})
-            transaction.set_rollback(True)
+    # The same run's baseline for own indexes (memory/read/own_indexes.py): the big memory searched through the
+    # shared indexes alone, its own dropped by their owner and built again after.
+    big = own_indexes.existing()
+    with connections[OWNER].cursor() as cursor:
+        for name in big:
+            cursor.execute(f'DROP INDEX "{name}"')
+    size = max(users.values())
+    with connection.execute_wrapper(timer.sql):
+        run(f"{size:,} passages, brief, shared indexes only", next(u for u, n in users.items() if n == size), {})
+    for end_user in {int(name.rsplit("_u", 1)[1]) for name in big}:
+        own_indexes.build(end_user)
     print("\nmean ms per request:")
     kinds = sorted({k for b in breakdown.values() for k in b}, key=lambda k: -max(b.get(k, 0) for b in breakdown.values()))
     print("| part | " + " | ".join(breakdown) + " |")
@@ -382,12 +395,15 @@ def measure(key: str, users: dict[str, int], n_queries: int):
         print(f"| {kind} | " + " | ".join(f"{b.get(kind, 0):.1f}" for b in breakdown.values()) + " |")
 
 
-def explain(end_user: int, question: str):
+def explain(project: int, end_user: int, question: str):
     from memory.query import retrieval
     from memory.selectors import Memory, PassageFilters
 
     filters = PassageFilters(current_at=datetime.now(timezone.utc))
-    for source, plan in retrieval.explain(Memory.of_end_user(end_user), question, filters).items():
+    memory = Memory.of_end_user(end_user)
+    with memory.scoped():
+        plans = retrieval.explain(memory, question, filters)
+    for source, plan in plans.items():
         print(f"-- {source} source\n{plan}")
 
 
@@ -401,8 +417,11 @@ def main():
     global BIG, MEDIUM_USERS, SMALL
     BIG, MEDIUM_USERS = int(BIG * args.scale), max(1, int(MEDIUM_USERS * args.scale))
     setup()
+    from django.db import connection
+
     from accounts.services import api_key_create, end_user_get_or_create, project_get_or_create
     from memory.models import MemoryStats, Passage
+    from memory.selectors import scoped
 
     shape = [("big", BIG)] + [(f"u{i:04d}", MEDIUM) for i in range(MEDIUM_USERS)] + [("small", SMALL)]
 
@@ -410,8 +429,12 @@ def main():
         project, _ = project_get_or_create(name=PROJECT, owner_email="bench@example.com")
         return project, {name: end_user_get_or_create(project=project, external_id=name) for name, _ in shape}
 
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_user AS role")
+        print(f"connected as {dict(zip([c.name for c in cursor.description], cursor.fetchone()))['role']}")
     project, users = bench_users()
-    stats = dict(MemoryStats.objects.filter(end_user__in=users.values()).values_list("end_user_id", "passages"))
+    with scoped(project.pk):
+        stats = dict(MemoryStats.objects.filter(end_user__in=users.values()).values_list("end_user_id", "passages"))
     if args.refill or any(stats.get(users[name].pk) != size for name, size in shape):
         setup(fresh=True)
         project, users = bench_users()
@@ -425,10 +448,11 @@ def main():
         built = own_indexes.build(Memory.of_end_user(end_user))
         print(f"built {', '.join(built)} in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     _, key = api_key_create(project=project, access="read", name="search latency bench")
-    total = Passage.objects.count()
+    with scoped(project.pk):
+        total = Passage.objects.count()
     print(f"database: {total:,} passages over {len(shape)} end users; big {BIG:,}, small {SMALL:,}\n")
     if args.explain:
-        explain(users["big"].pk, "What did Caroline research?")
+        explain(project.pk, users["big"].pk, "What did Caroline research?")
     prewarm()
     print("| what | ms | |")
     print("|---|---|---|")

@@ -17,7 +17,7 @@ from accounts.selectors import end_user_count, end_user_of_project, end_users_of
 from memory.query import browse, history
 from memory.errors import CannotAnswer
 from memory.paths import passage_id, subject_path
-from memory.selectors import Memory
+from memory.selectors import Memory, scoped
 from memory.services import memory_forget
 
 from .access import NOT_FOUND, project_for
@@ -36,7 +36,8 @@ def end_users(request, slug: str):
     """The project's end users with items, passages and last activity; `q` searches their ids."""
     project = project_for(request, slug, "view_end_users")
     query = request.GET.get("q", "").strip()[:SEARCH_MAX]
-    rows = end_users_of_project(project=project, search=query)
+    with scoped(project.pk):  # their items and passages, counted
+        rows = end_users_of_project(project=project, search=query)
     return render(request, "console/end_users.html", {
         "project": project, "rows": rows, "q": query, "total": end_user_count(project=project, search=query)})
 
@@ -106,6 +107,11 @@ def end_user(request, slug: str, account: str):
     """One end user's memory, read-only; `tab` chooses files, threads, index or subjects."""
     project = project_for(request, slug, "view_end_users")
     memory = _memory(project, account)
+    with memory.scoped():
+        return _end_user_page(request, project, memory)
+
+
+def _end_user_page(request, project, memory: Memory):
     tab = request.GET.get("tab", "files")
     if tab not in dict(TABS):
         tab = "files"
@@ -129,6 +135,11 @@ def forget(request, slug: str, account: str):
     everything derived from it (passages, embeddings, facts, the index's lines)."""
     project = project_for(request, slug, "forget_memory")
     memory = _memory(project, account)
+    with memory.scoped():
+        return _forget(request, project, memory, account)
+
+
+def _forget(request, project, memory: Memory, account: str):
     back = reverse("console:end-user", kwargs={"slug": project.slug, "account": account})
     if request.method != "POST":
         item_id = request.GET.get("item", "")

@@ -30,6 +30,7 @@ from accounts.services import AccountsError, project_create, user_sign_up
 from accounts.services import project_delete as delete_project
 from accounts.services import project_rename as rename
 from accounts.signin import sign_in_failed, sign_in_wait
+from memory.selectors import scoped
 
 from .access import LAST_PROJECT, NOT_FOUND, project_for
 from .clients import client_configs
@@ -237,7 +238,8 @@ def project_delete(request, slug: str):
     form = DeleteProjectForm(request.POST)
     if form.is_valid():
         try:
-            delete_project(project=project, confirmation=form.cleaned_data["confirm"])
+            with scoped(project.pk):  # its end users' memory goes with it, and row-level security shows it
+                delete_project(project=project, confirmation=form.cleaned_data["confirm"])
         except AccountsError as refused:
             form.add_error("confirm", str(refused))
         else:

@@ -64,10 +64,10 @@ def _edit(item: Item, fields: dict) -> bool:
 
 
 def memory_add(*, memory: Memory, items: list[dict], wait: bool = False) -> dict:
-    """Store `items` durably in one transaction, then queue their background read.
+    """Store `items` durably in one transaction, then queue their background read (on commit).
 
     An item whose id exists is edited (its earlier text kept as a version) or, when identical, left
-    unchanged. With `wait`, answers once every item is searchable, or after WAIT_SECONDS saying so.
+    unchanged. Whether each is searchable, and the wait, are memory_add_settle's, once this has committed.
     """
     results, to_read = [], []
     with transaction.atomic():
@@ -86,27 +86,34 @@ def memory_add(*, memory: Memory, items: list[dict], wait: bool = False) -> dict
                 status = "edited" if _edit(item, fields) else "unchanged"
             if not item.is_read:
                 to_read.append(item.pk)
-            results.append({"id": external_id, "status": status, "pk": item.pk})
+            results.append({"id": external_id, "status": status})
         memory.end_user.last_active_at = timezone.now()
         memory.end_user.save(update_fields=["last_active_at"])
         if to_read:
             transaction.on_commit(lambda: enqueue_read(memory, to_read))
+    return {"items": results}
 
-    pks = [r.pop("pk") for r in results]
+
+def memory_add_settle(*, memory: Memory, answer: dict, wait: bool = False, **_) -> dict:
+    """memory_add's answer once it has committed: which items are searchable. With `wait`, answers once
+    every item is, or after WAIT_SECONDS saying so; each look is a short transaction of its own, so the
+    background read's writes are seen as they land."""
+    ids = [result["id"] for result in answer["items"]]
     deadline = time.monotonic() + (WAIT_SECONDS if wait else 0)
     while True:
-        read = set(memory.items().filter(pk__in=pks, read_version=F("version")).values_list("pk", flat=True))
-        if len(read) == len(pks) or time.monotonic() >= deadline:
+        with memory.scoped():
+            read = set(memory.items().filter(external_id__in=ids, read_version=F("version"))
+                       .values_list("external_id", flat=True))
+        if read >= set(ids) or time.monotonic() >= deadline:
             break
         time.sleep(WAIT_POLL_SECONDS)
-    for result, pk in zip(results, pks):
-        result["searchable"] = pk in read
-    answer = {"items": results, "searchable": len(read) == len(pks)}
-    if wait and not answer["searchable"]:
-        answer["message"] = (
+    results = [{**result, "searchable": result["id"] in read} for result in answer["items"]]
+    settled = {"items": results, "searchable": all(result["searchable"] for result in results)}
+    if wait and not settled["searchable"]:
+        settled["message"] = (
             f"Stored; not every item was searchable after {WAIT_SECONDS} s. The background read will finish them."
         )
-    return answer
+    return settled
 
 
 def enqueue_read(memory: Memory, item_pks: list[int]) -> None:
@@ -168,7 +175,7 @@ def memory_forget(*, memory: Memory, ids: list[str] | None = None, path: str | N
             prefix = path.strip()
             matched = memory.passages()
             matched = matched.filter(path=prefix) if prefix.endswith(".md") else matched.filter(
-                path__startswith=prefix.rstrip("/") + "/"
+                path__prefix=prefix.rstrip("/") + "/"
             )
             targets = targets | memory.items().filter(pk__in=matched.values("item_id"))
         forgotten = sorted(targets.values_list("external_id", flat=True))

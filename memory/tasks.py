@@ -9,6 +9,7 @@ from celery import shared_task
 from celery.signals import worker_init, worker_ready
 from django.core.cache import cache
 
+
 from . import embeddings
 from .read import own_indexes, pipeline
 from .selectors import Memory, unread_items_by_end_user

@@ -23,7 +23,7 @@ from .limits import (
     DEFAULT_KIND, NEXT_TOP_DEFAULT, NEXT_TOP_MAX, TEXT_MAX,
 )
 from .outcome import Outcome
-from .selectors import Memory
+from .selectors import memory_in_scope
 from .validation import date_schema, validate
 
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
@@ -42,6 +42,9 @@ class Tool:
     creates_memory: bool = False  # a write may create the end user; a read needs memory to exist
     mcp: bool = True  # False: an HTTP-only route (forget, correct, versions)
     local_only: bool = False  # listed by the local stdio server only; no HTTP route
+    # A step run once `run`'s scoped transaction has committed, with its answer (memory_add's wait: the read
+    # is queued on commit, so it cannot be waited for inside it).
+    then: Callable[..., dict] | None = None
 
     @property
     def route(self) -> str:
@@ -266,6 +269,7 @@ TOOLS: list[Tool] = [
         writes=True,
         creates_memory=True,
         run=services.memory_add,
+        then=services.memory_add_settle,
     ),
     # HTTP-only routes: they stay on the customer's backend, never offered to a model.
     Tool(
@@ -353,5 +357,6 @@ def _run(tool: Tool, context: Context, arguments) -> dict:
     if tool.writes and not context.can_write:
         raise InsufficientScope(tool.name)
     arguments = {**tool.defaults(), **validate(tool.input_schema, arguments)}
-    memory = Memory.of(context, create=True) if tool.creates_memory else Memory.required(context)
-    return tool.run(memory=memory, **arguments)
+    with memory_in_scope(context, create=tool.creates_memory) as memory:
+        answer = tool.run(memory=memory, **arguments)
+    return tool.then(memory=memory, answer=answer, **arguments) if tool.then else answer

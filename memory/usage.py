@@ -12,6 +12,7 @@ from django.utils import timezone
 from accounts.auth import Context
 
 from .models import RecentError
+from .selectors import scoped
 
 RECENT_ERRORS = 100
 log = logging.getLogger(__name__)
@@ -65,15 +66,15 @@ def record(context: Context, tool: str, surface: str, tally: Tally, *, items_add
     """Count one call. Never fails the call it counts: a lost count is better than a lost answer."""
     label = credential(context)
     try:
-        with connection.cursor() as cursor:
+        with scoped(context.project.pk), connection.cursor() as cursor:
             cursor.execute(_UPSERT, {"project": context.project.pk, "day": timezone.now().date(), "tool": tool,
                                      "credential": label, "surface": surface, "errors": int(error is not None),
                                      "items": items_added, "models": tally.model_calls})
-        if error is not None:
-            kept = RecentError.objects.create(project=context.project, tool=tool, credential=label,
-                                              surface=surface, error=error, message=message[:2000])
-            if kept.pk % 20 == 0:  # now and then, drop all but the newest
-                stale = RecentError.objects.filter(project=context.project).order_by("-at")[RECENT_ERRORS:]
-                RecentError.objects.filter(pk__in=list(stale.values_list("pk", flat=True))).delete()
+            if error is not None:
+                kept = RecentError.objects.create(project=context.project, tool=tool, credential=label,
+                                                  surface=surface, error=error, message=message[:2000])
+                if kept.pk % 20 == 0:  # now and then, drop all but the newest
+                    stale = RecentError.objects.filter(project=context.project).order_by("-at")[RECENT_ERRORS:]
+                    RecentError.objects.filter(pk__in=list(stale.values_list("pk", flat=True))).delete()
     except Exception:  # noqa: BLE001
         log.warning("Could not record usage of %s", tool, exc_info=True)

@@ -2,7 +2,8 @@
 
 Everything runs on the real embedded PostgreSQL with pgvector and the real Redis. Celery runs eagerly in
 the test process for speed; the background read, retries and the broker-down case use a real worker
-(tests/worker.py).
+(tests/worker.py). The test database is created and migrated by twin_owner and every test connects as
+twin_app, as the service does, so row-level security holds the tests' code paths as it holds the service's.
 """
 
 import json
@@ -15,6 +16,7 @@ from accounts.models import Role
 from accounts.services import api_key_create, project_create, user_get_or_create
 from accounts.models import Membership
 from twin.celery import app as celery_app
+from twin.database import DEFAULT, OWNER
 
 TEST_QUEUE = f"twin-test-{os.getpid()}"
 
@@ -24,8 +26,28 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
     """A test database of this run's own, so two runs on one machine (a developer's, CI's) never collide."""
     from django.conf import settings
 
-    database = settings.DATABASES["default"]
-    database.setdefault("TEST", {})["NAME"] = f"test_{database['NAME']}_{os.getpid()}"
+    for alias in (DEFAULT, OWNER):
+        database = settings.DATABASES[alias]
+        database.setdefault("TEST", {})["NAME"] = f"test_{database['NAME']}_{os.getpid()}"
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(request, django_test_environment, django_db_blocker, django_db_modify_db_settings):
+    """The test database, created and migrated as twin_owner (the OWNER alias: it owns every table); the
+    default alias, twin_app, then connects to it. In place of pytest-django's, which would create it as the
+    default alias."""
+    from django.db import connections
+
+    verbosity = request.config.option.verbose
+    owner = connections[OWNER]
+    with django_db_blocker.unblock():
+        old_name = owner.settings_dict["NAME"]
+        owner.creation.create_test_db(verbosity=verbosity, autoclobber=True, serialize=False)
+        connections[DEFAULT].creation.set_as_test_mirror(owner.settings_dict)
+    yield
+    with django_db_blocker.unblock():
+        connections[DEFAULT].close()
+        owner.creation.destroy_test_db(old_name, verbosity=verbosity)
 
 
 @pytest.fixture(autouse=True, scope="session")

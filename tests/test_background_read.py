@@ -12,8 +12,9 @@ from django.conf import settings
 from django.db import connection
 
 from memory.models import Item, Passage
-from memory.read import pipeline
-from memory.selectors import Memory
+
+from memory.selectors import scoped
+from memory.tasks import read_items
 from tests.conftest import TEST_QUEUE
 from tests.worker import ROOT, running_worker
 from twin.celery import app as celery_app
@@ -31,25 +32,27 @@ def worker(api):
         celery_app.conf.task_always_eager = True
 
 
-def wait_until_read(external_id: str, seconds: float = 30) -> Item:
+def wait_until_read(project, external_id: str, seconds: float = 30) -> Item:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        item = Item.objects.filter(external_id=external_id).first()
+        with scoped(project.pk):
+            item = Item.objects.filter(external_id=external_id).first()
         if item and item.is_read:
             return item
         time.sleep(0.1)
     raise AssertionError(f"{external_id} was not read within {seconds} s")
 
 
-def test_a_worker_reads_what_was_added(api, worker):
+def test_a_worker_reads_what_was_added(api, project, worker):
     answer = api.add({"text": "Read by a real worker", "id": "w1", "kind": "document"}, wait=True)
     assert answer["items"][0]["searchable"] is True
-    passage = Passage.objects.get(item__external_id="w1")
+    with scoped(project.pk):
+        passage = Passage.objects.get(item__external_id="w1")
     assert passage.embedding is not None and passage.model
     assert api.tool("search", query="real worker").json()["hits"][0]["item_ids"] == ["w1"]
 
 
-def test_a_failed_read_is_retried_until_it_succeeds(api, worker):
+def test_a_failed_read_is_retried_until_it_succeeds(api, project, worker):
     db = connection.settings_dict
     blocker = psycopg.connect(dbname=db["NAME"], user=db["USER"], password=db["PASSWORD"] or None,
                               host=db["HOST"], port=db["PORT"] or None)
@@ -61,27 +64,30 @@ def test_a_failed_read_is_retried_until_it_succeeds(api, worker):
         while "Retry in" not in worker.read_text():
             assert time.monotonic() < deadline, worker.read_text()
             time.sleep(0.1)
-        assert not Item.objects.get(external_id="r1").is_read
+        with scoped(project.pk):
+            assert not Item.objects.get(external_id="r1").is_read
     finally:
         blocker.rollback()
         blocker.close()
-    wait_until_read("r1")
+    wait_until_read(project, "r1")
     assert api.tool("grep", pattern="after a retry").json()["found"] == 1
 
 
-def test_reading_twice_changes_nothing(api):
+def test_reading_twice_changes_nothing(api, project):
     api.add({"text": "Once only", "id": "o1"}, {"text": "Twice", "id": "o2", "kind": "message", "session": "s"})
-    before = list(Passage.objects.order_by("pk").values("pk", "path", "text", "item_ids"))
-    pks = list(Item.objects.values_list("pk", flat=True))
-    Item.objects.update(read_version=0)  # as if the first read had been lost after writing
-    memory = Memory.of_end_user(Item.objects.get(external_id="o1").end_user_id)
-    pipeline.read_items(memory, pks)
-    pipeline.read_items(memory, pks)
-    after = list(Passage.objects.order_by("path").values("path", "text", "item_ids"))
+    with scoped(project.pk):
+        before = list(Passage.objects.order_by("pk").values("pk", "path", "text", "item_ids"))
+        pks = list(Item.objects.values_list("pk", flat=True))
+        end_user = Item.objects.first().end_user_id
+        Item.objects.update(read_version=0)  # as if the first read had been lost after writing
+    read_items(end_user, pks)
+    read_items(end_user, pks)
+    with scoped(project.pk):
+        after = list(Passage.objects.order_by("path").values("path", "text", "item_ids"))
     assert after == sorted(({k: v for k, v in p.items() if k != "pk"} for p in before), key=lambda p: p["path"])
 
 
-def test_nothing_is_lost_while_redis_is_down(api, write_key):
+def test_nothing_is_lost_while_redis_is_down(api, project, write_key):
     """The add answers and stores with no broker; the next worker to start finds and reads the items."""
     script = (
         "import json; from django.test import Client; "
@@ -97,11 +103,12 @@ def test_nothing_is_lost_while_redis_is_down(api, write_key):
     answer = json.loads(result.stdout.strip().splitlines()[-1])
     assert answer["status"] == 200, result.stderr
     assert answer["body"]["items"] == [{"id": "down1", "status": "added", "searchable": False}]
-    assert not Item.objects.get(external_id="down1").is_read
+    with scoped(project.pk):
+        assert not Item.objects.get(external_id="down1").is_read
     celery_app.conf.task_always_eager = False
     try:
         with running_worker(TEST_QUEUE):  # Redis is back; a worker starts and sweeps
-            wait_until_read("down1")
+            wait_until_read(project, "down1")
     finally:
         celery_app.conf.task_always_eager = True
     assert api.tool("grep", pattern="Redis was down").json()["found"] == 1

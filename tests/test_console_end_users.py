@@ -7,6 +7,7 @@ from django.test import Client
 
 from accounts.models import EndUser, Role
 from memory.models import Item
+from memory.selectors import scoped
 from tests.console import ROLES, csrf_refused, html, in_role, logged_in
 
 
@@ -81,10 +82,12 @@ def test_owners_and_admins_forget_one_item(alice, project, memories, role):
     client = logged_in(in_role(project, role, alice=alice))
     confirm = client.get(_url(project, "/u_1/forget"), {"item": "n2"})
     assert confirm.status_code == 200 and "Forget item" in html(confirm) and "green tea" in html(confirm)
-    assert Item.objects.filter(external_id="n2").exists(), "asking is not forgetting"
+    with scoped(project.pk):
+        assert Item.objects.filter(external_id="n2").exists(), "asking is not forgetting"
     response = client.post(_url(project, "/u_1/forget"), {"item": "n2"})
     assert response["Location"] == _url(project, "/u_1")
-    assert not Item.objects.filter(external_id="n2").exists() and Item.objects.filter(external_id="n1").exists()
+    with scoped(project.pk):
+        assert not Item.objects.filter(external_id="n2").exists() and Item.objects.filter(external_id="n1").exists()
     assert memories.tool("grep", pattern="green tea").json()["found"] == 0
 
 
@@ -106,7 +109,8 @@ def test_members_and_viewers_cannot_forget(alice, project, memories, role):
     assert client.get(_url(project, "/u_1/forget"), {"item": "n1"}).status_code == 404
     assert client.post(_url(project, "/u_1/forget"), {"item": "n1"}).status_code == 404
     assert client.post(_url(project, "/u_1/forget"), {"everything": "on", "confirm": "u_1"}).status_code == 404
-    assert Item.objects.filter(external_id="n1").exists()
+    with scoped(project.pk):
+        assert Item.objects.filter(external_id="n1").exists()
 
 
 def test_an_outsider_cannot_forget(project, memories, charlie, other_project):
@@ -121,10 +125,12 @@ def test_forgetting_an_unknown_item_is_404(alice, project, memories):
     client = logged_in(alice)
     assert client.get(_url(project, "/u_1/forget"), {"item": "o1"}).status_code == 404, "another end user's item"
     assert client.post(_url(project, "/u_1/forget"), {"item": "o1"}).status_code == 404
-    assert Item.objects.filter(external_id="o1").exists()
+    with scoped(project.pk):
+        assert Item.objects.filter(external_id="o1").exists()
 
 
 def test_forget_is_csrf_protected(alice, project, memories):
     assert csrf_refused(alice, _url(project, "/u_1/forget"), {"item": "n1"})
     assert csrf_refused(alice, _url(project, "/u_1/forget"), {"everything": "on", "confirm": "u_1"})
-    assert Item.objects.filter(external_id="n1").exists()
+    with scoped(project.pk):
+        assert Item.objects.filter(external_id="n1").exists()

@@ -14,6 +14,7 @@ from django.test import Client
 from accounts.models import EndUser, Role
 from memory.limits import GREP_LIMIT_DEFAULT, GREP_LIMIT_MAX, ITEM_TEXT_MAX, TEXT_MAX
 from memory.models import Item, UsageDay
+from memory.selectors import scoped
 from memory.tools import mcp_tools
 from tests.oauth_flow import member
 
@@ -122,9 +123,12 @@ def test_a_viewer_posting_memory_add_by_hand_is_refused(alice, project, read_api
     assert answer_of(response) == refused, "the refusal a read key gets over HTTP, in the same words"
     assert refused["error"] == "insufficient_scope"
     assert f"Refused: {refused['message']}" in response.content.decode()
-    assert not Item.objects.exists() and not EndUser.objects.filter(external_id="u_new").exists()
+    with scoped(project.pk):
+        assert not Item.objects.exists() and not EndUser.objects.filter(external_id="u_new").exists()
     json_way = run(client, project, "memory_add", "u_new", **{"items-json": '[{"text": "sneaky"}]'})
-    assert json_way.status_code == 403 and not Item.objects.exists()
+    assert json_way.status_code == 403
+    with scoped(project.pk):
+        assert not Item.objects.exists()
 
 
 def test_run_needs_the_csrf_token(alice, project):
@@ -177,7 +181,8 @@ def test_a_bad_end_user_or_json_is_named_and_nothing_runs(alice, project):
     broken = run(client, project, "memory_add", **{"items-json": "[{not json"})
     assert broken.status_code == 400 and "items: not valid JSON" in broken.content.decode()
     assert run(client, project, "memory_forget", **{"arg-all": "1"}).status_code == 400, "HTTP-only tools are not offered"
-    assert not Item.objects.exists()
+    with scoped(project.pk):
+        assert not Item.objects.exists()
 
 
 # --- tenancy ---------------------------------------------------------------------------------------------------
@@ -274,7 +279,8 @@ def test_it_remembers_the_last_end_users(alice, project):
 def test_a_run_counts_as_a_console_call(alice, project, api):
     api.add({"text": "I moved to Porto."})
     run(logged_in(alice), project, "memory_grep", **{"arg-pattern": "Porto"})
-    assert UsageDay.objects.filter(project=project, tool="memory_grep", surface="console").exists()
+    with scoped(project.pk):
+        assert UsageDay.objects.filter(project=project, tool="memory_grep", surface="console").exists()
 
 
 def test_tools_offered_are_the_mcp_tools_of_the_access(alice, project):

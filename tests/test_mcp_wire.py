@@ -3,10 +3,11 @@
 import json
 
 import pytest
-from django.db import connection
+from django.db import connections
 
 from mcp.instructions import SAVE_ALMOST_EVERYTHING, SEARCH_FIRST
 from memory.tools import SAVE_POLICY
+from twin.database import DEFAULT, OWNER
 
 READ_TOOLS = ["memory_search", "memory_grep", "memory_read", "memory_ls", "memory_around", "memory_history",
               "memory_latest", "memory_overview"]
@@ -119,14 +120,15 @@ def test_bad_arguments_are_invalid_params_with_details(api):
     assert api.call("memory_add", items=[])["error"]["data"]["field"] == "items"
 
 
+@pytest.mark.django_db(transaction=True, databases=[DEFAULT, OWNER])
 def test_a_failing_tool_is_an_internal_error(api):
     api.add({"text": "something", "id": "a"})
-    with connection.cursor() as cursor:  # the database loses a table under the tool's feet
+    with connections[OWNER].cursor() as cursor:  # the database loses a table under the tool's feet
         cursor.execute("ALTER TABLE memory_passage RENAME TO memory_passage_gone")
     try:
         error = api.call("memory_grep", pattern="something")["error"]
     finally:
-        with connection.cursor() as cursor:
+        with connections[OWNER].cursor() as cursor:
             cursor.execute("ALTER TABLE memory_passage_gone RENAME TO memory_passage")
     assert error["code"] == -32603
 

@@ -4,6 +4,7 @@ import pytest
 
 from memory.limits import ITEM_FIELD_MAX, ITEM_ID_MAX, ITEM_METADATA_MAX_BYTES, ITEM_TEXT_MAX, ITEMS_MAX
 from memory.models import Item, Passage
+from memory.selectors import scoped
 
 
 def message(text, id, session="s1", **extra):
@@ -22,21 +23,23 @@ def test_it_adds_items_and_makes_them_searchable(api):
     assert hits[0]["item_ids"] == ["m1"] and hits[0]["at"].startswith("2026-01-05")
 
 
-def test_it_fills_the_defaults(api):
+def test_it_fills_the_defaults(api, project):
     answer = api.add({"text": "Likes green tea"})
     generated = answer["items"][0]["id"]
     assert generated.startswith("it_")
-    item = Item.objects.get(external_id=generated)
+    with scoped(project.pk):
+        item = Item.objects.get(external_id=generated)
     assert item.kind == "note" and item.at is not None and item.metadata == {}
 
 
-def test_without_wait_it_still_stores_and_reads(api):
+def test_without_wait_it_still_stores_and_reads(api, project):
     answer = api.add({"text": "A note", "id": "n1"}, wait=False)
     assert answer["items"][0]["status"] == "added"
-    assert Item.objects.filter(external_id="n1").exists()
+    with scoped(project.pk):
+        assert Item.objects.filter(external_id="n1").exists()
 
 
-def test_resending_an_id_edits_the_item_and_keeps_its_earlier_text(api):
+def test_resending_an_id_edits_the_item_and_keeps_its_earlier_text(api, project):
     api.add({"text": "I live in Porto", "id": "home"})
     answer = api.add({"text": "I live in Braga", "id": "home"})
     assert answer["items"][0]["status"] == "edited"
@@ -45,7 +48,8 @@ def test_resending_an_id_edits_the_item_and_keeps_its_earlier_text(api):
     versions = api.tool("versions", id="home").json()
     assert versions["current"]["text"] == "I live in Braga" and versions["current"]["version"] == 2
     assert [v["text"] for v in versions["versions"]] == ["I live in Porto"]
-    assert Passage.objects.filter(item_ids__contains=["home"]).count() == 1
+    with scoped(project.pk):
+        assert Passage.objects.filter(item_ids__contains=["home"]).count() == 1
 
 
 def test_resending_the_same_item_leaves_it_unchanged(api):
@@ -74,14 +78,15 @@ def test_messages_of_a_session_share_a_thread_in_order(api):
     assert first["path"].startswith("passages/memory/messages/th_")
 
 
-def test_a_document_is_its_own_thread_cut_at_paragraphs(api):
+def test_a_document_is_its_own_thread_cut_at_paragraphs(api, project):
     paragraphs = [f"Paragraph {i}: " + "words about the project plan. " * 20 for i in range(8)]
     api.add({"text": "\n\n".join(paragraphs), "kind": "document", "id": "doc", "title": "Plan"})
     ls = api.tool("ls", path="passages/memory/documents/").json()["children"]
     assert len(ls) == 1 and ls[0]["passages"] > 1
     files = api.tool("ls", path=ls[0]["path"]).json()["children"]
     assert [f["name"] for f in files][:2] == ["p_0001.md", "p_0002.md"]
-    texts = [p.text for p in Passage.objects.filter(item__external_id="doc").order_by("seq")]
+    with scoped(project.pk):
+        texts = [p.text for p in Passage.objects.filter(item__external_id="doc").order_by("seq")]
     assert all(t.startswith("Paragraph") for t in texts)  # cut at paragraph bounds
     assert "".join(texts).count("Paragraph") == 8
 
@@ -92,11 +97,12 @@ def test_a_note_without_a_session_is_its_own_thread(api):
     assert len(threads) == 2
 
 
-def test_a_read_key_cannot_add(read_api):
+def test_a_read_key_cannot_add(read_api, project):
     response = read_api.tool("add", items=[{"text": "x"}])
     assert response.status_code == 403
     assert response.json()["error"] == "insufficient_scope"
-    assert not Item.objects.exists()
+    with scoped(project.pk):
+        assert not Item.objects.exists()
 
 
 # Every bound: the exact limit passes, one past it is refused naming the field and the bound.
@@ -125,14 +131,15 @@ def test_a_read_key_cannot_add(read_api):
         ({"text": "nul \x00 byte"}, "items[0].text"),
     ],
 )
-def test_it_refuses_a_bad_item_naming_the_field(api, item, field):
+def test_it_refuses_a_bad_item_naming_the_field(api, project, item, field):
     response = api.tool("add", items=[item])
     assert response.status_code == 400, response.content
     body = response.json()
     assert body["error"] == "invalid_arguments"
     assert body["field"] == field
     assert body["message"].startswith(field)
-    assert not Item.objects.exists()
+    with scoped(project.pk):
+        assert not Item.objects.exists()
 
 
 def test_the_limits_themselves_are_accepted(api):
@@ -142,19 +149,21 @@ def test_the_limits_themselves_are_accepted(api):
     assert api.tool("add", items=[item]).status_code == 200
 
 
-def test_the_number_of_items_is_bounded(api):
+def test_the_number_of_items_is_bounded(api, project):
     assert api.tool("add", items=[]).json()["field"] == "items"
     too_many = api.tool("add", items=[{"text": f"n{i}"} for i in range(ITEMS_MAX + 1)])
     assert too_many.status_code == 400
     assert "500" in too_many.json()["message"]
     assert api.tool("add", items=[{"text": f"n{i}"} for i in range(ITEMS_MAX)], wait=False).status_code == 200
-    assert Item.objects.count() == ITEMS_MAX
+    with scoped(project.pk):
+        assert Item.objects.count() == ITEMS_MAX
 
 
-def test_one_bad_item_stores_none(api):
+def test_one_bad_item_stores_none(api, project):
     response = api.tool("add", items=[{"text": "fine", "id": "a"}, {"text": "fine too", "id": "b"}, {"text": ""}])
     assert response.status_code == 400 and response.json()["field"] == "items[2].text"
-    assert not Item.objects.exists()
+    with scoped(project.pk):
+        assert not Item.objects.exists()
 
 
 def test_an_id_may_appear_once_per_call(api):

@@ -2,12 +2,16 @@
 same, an interrupted build redone, and dropped when the end user is erased or the memory shrinks."""
 
 import pytest
-from django.db import IntegrityError, connection
+from django.db import IntegrityError, connection, connections
 
 from accounts.models import EndUser
 from memory import tasks
 from memory.query import retrieval
 from memory.selectors import Memory, PassageFilters
+from twin.database import DEFAULT, OWNER
+
+# The beat builds and drops as the tables' owner; the tests grow a memory as it, too (ANALYZE is the owner's).
+pytestmark = pytest.mark.django_db(transaction=True, databases=[DEFAULT, OWNER])
 
 QUESTION = "Where did Ines move to?"
 TOPICS = ["the garden", "a new recipe", "the football", "work deadlines", "the weather", "a film", "the budget"]
@@ -37,7 +41,7 @@ def own_indexes_of(end_user) -> dict[str, tuple[bool, str]]:
 
 def grow(end_user, copies: int):
     """Copy the end user's everyday passages in SQL: a memory big enough for the planner to weigh indexes."""
-    with connection.cursor() as cursor:
+    with connections[OWNER].cursor() as cursor:
         cursor.execute("""
             INSERT INTO memory_passage (end_user_id, thread_id, item_id, seq, path, kind, at, author, role, title,
                 about, text, item_ids, embedding, context_embedding, model)
@@ -63,7 +67,8 @@ def test_a_big_memory_gets_its_own_indexes_and_search_takes_them(api, big, charl
     assert tasks.tend_own_indexes() == 0  # nothing left to build
 
     # The planner takes them for search's own queries, and the answer is the same.
-    plans = retrieval.explain(Memory(big), QUESTION, PassageFilters())
+    with Memory(big).scoped():
+        plans = retrieval.explain(Memory(big), QUESTION, PassageFilters())
     assert f"passage_embedding_u{big.pk}" in plans["vector"], plans["vector"]
     assert f"passage_fulltext_u{big.pk}" in plans["text"], plans["text"]
     after = api.tool("search", query=QUESTION).json()["hits"]
@@ -72,7 +77,7 @@ def test_a_big_memory_gets_its_own_indexes_and_search_takes_them(api, big, charl
 
 def test_an_interrupted_build_is_done_again(api, big):
     # A failed CREATE INDEX CONCURRENTLY leaves an invalid index under the name.
-    with connection.cursor() as cursor, pytest.raises(IntegrityError):
+    with connections[OWNER].cursor() as cursor, pytest.raises(IntegrityError):
         cursor.execute(f"CREATE UNIQUE INDEX CONCURRENTLY passage_fulltext_u{big.pk} ON memory_passage "
                        f"(end_user_id) WHERE end_user_id = {big.pk}")
     assert own_indexes_of(big)[f"passage_fulltext_u{big.pk}"][0] is False

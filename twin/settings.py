@@ -9,7 +9,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from accounts.scopes import DEFAULT_SCOPES, SCOPES
 
-from .database import database_config
+from .database import databases
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("TWIN_VAR_DIR", BASE_DIR / "var"))
@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "memory",
     "mcp",
     "console",
+    "twin",  # its commands: setupdb, and migrate run as the owner
 ]
 
 MIDDLEWARE = [
@@ -104,7 +105,7 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {"default": database_config(VAR_DIR)}
+DATABASES = databases(VAR_DIR)  # default: twin_app; owner: twin_owner, for migrate (twin/database.py)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")

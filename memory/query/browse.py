@@ -64,7 +64,7 @@ def _children(memory: Memory, directory: str) -> list[dict] | None:
         rows = passages.values("thread__source").annotate(n=Count("id")).order_by("thread__source")
         return [{"name": f"{r['thread__source']}/", "path": f"passages/{r['thread__source']}/",
                  "passages": r["n"]} for r in rows]
-    passages = passages.filter(path__startswith=directory)
+    passages = passages.filter(path__prefix=directory)
     if len(parts) == 2:
         rows = passages.values("kind").annotate(n=Count("id")).order_by("kind")
         return [{"name": f"{PLURAL[r['kind']]}/", "path": f"{directory}{PLURAL[r['kind']]}/", "passages": r["n"]}
@@ -207,7 +207,7 @@ def memory_grep(*, memory: Memory, pattern: str, scope: str = "", limit: int) ->
     """Case-insensitive substring matches over current passages, newest first."""
     passages = memory.passages().filter(text__icontains=pattern)
     if scope:
-        passages = passages.filter(path__startswith=scope.strip().lstrip("/"))
+        passages = passages.filter(path__prefix=scope.strip().lstrip("/"))
     hits = []
     for p in passages.order_by("-at", "-seq")[:limit]:
         start = p.text.lower().find(pattern.lower())

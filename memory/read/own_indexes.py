@@ -9,11 +9,15 @@ search's queries say `end_user_id = <n>`, which implies the indexes' predicate, 
 by itself. Every index is one more relation for the planner to weigh, so only big memories get them.
 
 The beat's tend_own_indexes builds them (concurrently: search and writes go on) and drops those whose end
-user is gone, whichever way they went (erased, or their project deleted), or whose memory has shrunk.
+user is gone, whichever way they went (erased, or their project deleted), or whose memory has shrunk. It
+learns the memories' sizes across end users from the one function that may look there
+(memory/migrations/0008), and builds and drops as twin_owner (the OWNER alias): only a table's owner may.
 """
 
 from django.conf import settings
-from django.db import connection
+from django.db import connection, connections
+
+from twin.database import OWNER
 
 from ..selectors import Memory, end_users_with_passages, named_rows
 
@@ -54,7 +58,7 @@ def build(memory: Memory) -> list[str]:
     end_user = int(memory.end_user.pk)
     have = existing()
     built = []
-    with connection.cursor() as cursor:
+    with connections[OWNER].cursor() as cursor:
         for template, method in _METHODS.items():
             name = template.format(id=end_user)
             if have.get(name):
@@ -75,7 +79,7 @@ def drop_unwanted() -> list[str]:
     kept = set(end_users_with_passages(at_least=settings.OWN_INDEX_PASSAGES // KEEP_SHARE,
                                        among=set(owner.values())))
     unwanted = [name for name, end_user in owner.items() if end_user not in kept]
-    with connection.cursor() as cursor:
+    with connections[OWNER].cursor() as cursor:
         for name in unwanted:
             cursor.execute(f'DROP INDEX CONCURRENTLY IF EXISTS "{name}"')
     return unwanted

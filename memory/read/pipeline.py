@@ -145,21 +145,28 @@ def _write(memory: Memory, item_pk: int, version: int, pieces: list[Piece]) -> b
 
 
 def read_items(memory: Memory, item_pks: list[int]) -> int:
-    """Read the memory's given items (those behind their version); returns how many were read now."""
-    pending = list(memory.unread_items(item_pks))
-    if not pending:
-        return 0
-    # A message's context is the one before it: earlier in this batch, or already in its thread.
-    last_in_batch: dict[tuple, str] = {}
-    work = []
-    for item in pending:
-        key = _thread_key(item)
-        previous = last_in_batch[key] if key in last_in_batch else _previous_text(memory, item)
-        pieces = _pieces(item, previous)
-        last_in_batch[key] = pieces[-1].text if item.kind != "document" else ""
-        work.append((item, pieces))
+    """Read the memory's given items (those behind their version); returns how many were read now.
+
+    Each step is a transaction scoped to the memory; the model embeds between them, holding none."""
+    with memory.scoped():
+        pending = list(memory.unread_items(item_pks))
+        if not pending:
+            return 0
+        # A message's context is the one before it: earlier in this batch, or already in its thread.
+        last_in_batch: dict[tuple, str] = {}
+        work = []
+        for item in pending:
+            key = _thread_key(item)
+            previous = last_in_batch[key] if key in last_in_batch else _previous_text(memory, item)
+            pieces = _pieces(item, previous)
+            last_in_batch[key] = pieces[-1].text if item.kind != "document" else ""
+            work.append((item, pieces))
     _embed([p for _, pieces in work for p in pieces])
-    done = sum(_write(memory, item.pk, item.version, pieces) for item, pieces in work)
+    done = 0
+    for item, pieces in work:
+        with memory.scoped():
+            done += _write(memory, item.pk, item.version, pieces)
     if done:
-        rewrite_index(memory)
+        with memory.scoped():
+            rewrite_index(memory)
     return done

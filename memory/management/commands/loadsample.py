@@ -45,6 +45,11 @@ class Command(BaseCommand):
             raise CommandError(f"Name the project with --project (the projects: {names}).")
         return projects[0]
 
+    @staticmethod
+    def _unread(memory: Memory) -> list[int]:
+        with memory.scoped():
+            return list(memory.unread_items().values_list("pk", flat=True))
+
     def handle(self, *args, account, project, file, **options):
         items = [json.loads(line) for line in Path(file).read_text().splitlines() if line.strip()]
         context = Context(project=self._project(project), account=account, access=Access.WRITE)
@@ -56,12 +61,11 @@ class Command(BaseCommand):
                 raise CommandError(outcome.message)
             added += sum(r["status"] != "unchanged" for r in outcome.body["items"])
         memory = Memory.of(context)
-        unread = memory.unread_items()
         deadline = time.monotonic() + WORKER_GRACE
-        while unread.exists() and time.monotonic() < deadline:
+        while (unread := self._unread(memory)) and time.monotonic() < deadline:
             time.sleep(0.2)
-        if unread.exists():
-            read = pipeline.read_items(memory, list(unread.values_list("pk", flat=True)))
+        if unread:
+            read = pipeline.read_items(memory, unread)
             self.stderr.write(f"No worker read them in {WORKER_GRACE} s; read {read} items in-process.")
         self.stdout.write(f"Loaded {len(items)} events ({added} new or changed) into {account!r} "
                           f"of project {context.project.slug}.")
