@@ -8,7 +8,7 @@ import json
 import re
 
 import pytest
-from django.db import connection
+from django.db import connections
 from django.test import Client
 
 from accounts.models import EndUser, Role
@@ -17,6 +17,7 @@ from memory.models import Item, UsageDay
 from memory.selectors import scoped
 from memory.tools import mcp_tools
 from tests.oauth_flow import member
+from twin.database import DEFAULT, OWNER
 
 READ_TOOLS = ["memory_search", "memory_grep", "memory_read", "memory_ls", "memory_around", "memory_history",
               "memory_latest", "memory_overview"]
@@ -224,14 +225,16 @@ def test_the_answer_equals_what_the_http_route_answers(alice, project, api):
         assert answer_of(response) == http.json(), name
 
 
+@pytest.mark.django_db(transaction=True, databases=[DEFAULT, OWNER])
 def test_a_tool_that_fails_is_shown_as_failed(alice, project, api):
     api.add({"text": "I moved to Porto."})
-    with connection.cursor() as cursor:  # the database loses a table under the tool's feet
+    # The database loses a table under the tool's feet (only the tables' owner may rename one).
+    with connections[OWNER].cursor() as cursor:
         cursor.execute("ALTER TABLE memory_passage RENAME TO memory_passage_gone")
     try:
         response = run(logged_in(alice), project, "memory_grep", **{"arg-pattern": "Porto"})
     finally:
-        with connection.cursor() as cursor:
+        with connections[OWNER].cursor() as cursor:
             cursor.execute("ALTER TABLE memory_passage_gone RENAME TO memory_passage")
     assert response.context["result"]["status"] == 500
     assert re.search(r'id="pg-status">500\s+failed', response.content.decode())

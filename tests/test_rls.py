@@ -15,7 +15,7 @@ from accounts.models import EndUser
 from memory import tasks
 from memory.models import Item
 from memory.query import retrieval
-from memory.selectors import Memory, ScopeConflict, scoped
+from memory.selectors import Memory, PassageFilters, ScopeConflict, scoped
 from twin.database import APP_ROLE, DEFAULT, OWNER
 
 pytestmark = pytest.mark.django_db(transaction=True, databases=[DEFAULT, OWNER])
@@ -185,7 +185,7 @@ def test_the_text_source_keeps_its_gin_index(tenants):
         """, [memory.end_user.pk])
         cursor.execute("ANALYZE memory_passage")
     with memory.scoped(), connection.cursor() as cursor:
-        plan = retrieval.explain(memory.end_user.pk, "Who moved to Lisbon?", retrieval.Filters())["text"]
+        plan = retrieval.explain(memory, "Who moved to Lisbon?", PassageFilters())["text"]
         indexes = re.findall(r"Index Scan (?:on|using) (\w+)", plan)
         methods = rows(cursor, "SELECT a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam "
                                "WHERE c.relname = ANY(%s)", [indexes])
