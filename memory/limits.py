@@ -6,6 +6,12 @@ DATE_MAX = 40  # an ISO day or time
 ITEM_TEXT_MAX = 100_000
 ITEM_ID_MAX = 512
 ITEM_FIELD_MAX = 512  # author, role, session, title, about
+# A one-line field (an item's id, author, role, session, title, about; an id named to correct, version or
+# forget) holds none of these: Unicode Cc (tab, CR, LF and U+0085 included), the line and paragraph
+# separators, and the bidirectional embeddings, overrides and isolates, which break or reorder the line memory
+# renders it on. A regular-expression class body, read alike by Python and JSON Schema (ECMA-262).
+LINE_BREAKERS = r"\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+ONE_LINE = "one line"  # the bound a refusal names
 ITEM_METADATA_MAX_BYTES = 16 * 1024
 ITEMS_MIN, ITEMS_MAX = 1, 500
 GREP_LIMIT_MAX, GREP_LIMIT_DEFAULT = 50, 50

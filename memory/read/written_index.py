@@ -3,6 +3,7 @@
 from django.db.models import Count, Max, Min
 
 from ..query.history import subject_path, subjects
+from ..markdown import inline
 from ..models import WrittenIndex
 from ..paths import PLURAL
 from ..selectors import Memory
@@ -24,7 +25,7 @@ def render_index(memory: Memory) -> str:
     totals = passages.aggregate(n=Count("id"), first=Min("at"), last=Max("at"))
     items = memory.items().count()
     lines = [
-        f"# Memory of {memory.end_user.external_id}",
+        f"# Memory of {inline(memory.end_user.external_id)}",
         "",
         f"{items} items in {memory.threads().filter(passages__isnull=False).distinct().count()} threads, "
         f"{totals['n']} passages, from {_day(totals['first'])} to {_day(totals['last'])}.",
@@ -49,15 +50,15 @@ def render_index(memory: Memory) -> str:
         span = _day(thread.first) if _day(thread.first) == _day(thread.last) else (
             f"{_day(thread.first)} to {_day(thread.last)}"
         )
-        name = f" \"{thread.title}\"" if thread.title else ""
+        name = f" \"{inline(thread.title)}\"" if thread.title else ""
         lines.append(
             f"- passages/{thread.source}/{PLURAL[thread.kind]}/{thread.tid}/{name}: {thread.n} passages, "
-            f"{span}. {_first_words(opening)}"
+            f"{span}. {inline(_first_words(opening))}"
         )
     people = sorted(subjects(memory).values())
     if people:
         lines += ["", "## Subjects"]
-        lines += [f"- {subject_path(name)}: {name}" for name in people[:THREADS_LISTED]]
+        lines += [f"- {subject_path(name)}: {inline(name)}" for name in people[:THREADS_LISTED]]
     return "\n".join(lines) + "\n"
 
 
