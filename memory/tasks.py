@@ -5,9 +5,12 @@ from datetime import timedelta
 
 from celery import shared_task
 from celery.signals import worker_init, worker_ready
+from django.conf import settings
 from django.core.cache import cache
 
 from . import embeddings
+from .limits import READ_RETRIES
+from .read import failures as failed
 from .read import own_indexes, pipeline
 
 log = logging.getLogger(__name__)
@@ -15,9 +18,22 @@ SWEEP_BATCH = 200
 
 
 @shared_task(autoretry_for=(Exception,), retry_backoff=2, retry_backoff_max=60, max_retries=8)
-def read_items(item_pks: list[int]) -> int:
-    """Read the given items; safe to run again, or at the same time as another read of them."""
-    return pipeline.read_items(item_pks)
+def read_items(item_pks: list[int], attempt: int = 0) -> int:
+    """Read the given items; safe to run again, or at the same time as another read of them.
+
+    The task as a whole is retried when it fails (the database or the model away). An item whose own read
+    raises is set aside while the rest are read, read again alone READ_RETRIES times with backoff, then
+    marked failed (read/failures.py).
+    """
+    failures: dict[int, tuple[int, str]] = {}
+    done = pipeline.read_items(item_pks, failures)
+    if failures and attempt < READ_RETRIES:
+        read_items.apply_async(args=[sorted(failures)], kwargs={"attempt": attempt + 1},
+                               countdown=settings.READ_RETRY_BACKOFF_SECONDS * 2**attempt)
+    elif failures:
+        failed.mark_failed(failures)
+        log.warning("Marked %d items failed after %d retries", len(failures), READ_RETRIES)
+    return done
 
 
 @shared_task

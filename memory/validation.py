@@ -11,7 +11,9 @@ from datetime import UTC, date, datetime, time
 from jsonschema import Draft202012Validator
 
 from .errors import InvalidArguments
-from .limits import DATE_MAX, ITEM_METADATA_MAX_BYTES, LINE_BREAKERS, ONE_LINE
+from .limits import (
+    DATE_EARLIEST, DATE_LATEST, DATE_MAX, ITEM_METADATA_MAX_BYTES, LINE_BREAKERS, OFFSET_MAX, OFFSET_MIN, ONE_LINE,
+)
 
 
 # An ISO day, or an ISO time that starts with one; parse_date checks the rest.
@@ -23,7 +25,7 @@ _BREAKS = re.compile(f"[{LINE_BREAKERS}]")
 # A lone surrogate (json.loads reads "\ud800" into one) cannot be stored, logged or encoded as UTF-8.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # A key a caller chose (metadata's, an unknown field's) is named in a refusal only when it is plainly a name.
-_PLAIN_KEY = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$")
 _JSON_TYPES = {str: "a string", bool: "a boolean", int: "an integer", float: "a number", list: "an array",
                dict: "an object", type(None): "null"}
 
@@ -89,7 +91,8 @@ def _describe(error) -> dict:
 
 
 def parse_date(value: str, field: str) -> datetime:
-    """An ISO day (YYYY-MM-DD, read as its midnight UTC) or an ISO time starting with one."""
+    """An ISO day (YYYY-MM-DD, read as its midnight UTC) or an ISO time starting with one, that the stack can
+    hold: an offset from OFFSET_MIN to OFFSET_MAX, and a UTC value from DATE_EARLIEST to DATE_LATEST."""
     try:
         if len(value) == 10:
             return datetime.combine(date.fromisoformat(value), time(), tzinfo=UTC)
@@ -98,7 +101,18 @@ def parse_date(value: str, field: str) -> datetime:
         raise InvalidArguments(
             f"{field}: not an ISO day (YYYY-MM-DD) or ISO time", field=field, bound="ISO 8601"
         ) from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    parsed = parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    if not OFFSET_MIN <= parsed.utcoffset() <= OFFSET_MAX:
+        raise InvalidArguments(f"{field}: a UTC offset from -12:00 to +14:00", field=field,
+                               bound="-12:00 to +14:00")
+    try:
+        parsed.astimezone(UTC)  # year 0 or 10000 in UTC overflows here
+    except OverflowError:
+        parsed = None
+    if parsed is None or not DATE_EARLIEST <= parsed <= DATE_LATEST:
+        raise InvalidArguments(f"{field}: from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z in UTC",
+                               field=field, bound=f"{DATE_EARLIEST.isoformat()} to {DATE_LATEST.isoformat()}")
+    return parsed
 
 
 def _date_fields(schema: dict, value, path: list):

@@ -144,6 +144,8 @@ CELERY_BEAT_SCHEDULE = {
     "tend-own-indexes": {"task": "memory.tasks.tend_own_indexes", "schedule": 60.0},
     "clear-expired-tokens": {"task": "accounts.tasks.clear_expired_tokens", "schedule": 24 * 3600.0},
 }
+# An item whose read raises is read again after this many seconds, doubled each time (memory.tasks.read_items).
+READ_RETRY_BACKOFF_SECONDS = float(os.environ.get("READ_RETRY_BACKOFF_SECONDS", "2"))
 # From how many passages an end user's memory gets its own search indexes (bench/README.md "Search latency").
 OWN_INDEX_PASSAGES = int(os.environ.get("OWN_INDEX_PASSAGES", "20000"))
 CELERY_TASK_EAGER_PROPAGATES = True
@@ -152,7 +154,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": [],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["twin.json_limits.JSONParser"],  # bounded nesting: a refusal, never a 500
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "accounts.errors.exception_handler",
     "UNAUTHENTICATED_USER": None,

@@ -1,6 +1,6 @@
 """The addressed tools: read, ls, around, latest, overview, grep. Ordered or exact, never ranked."""
 
-from django.db.models import Count, Max, Min
+from django.db.models import Count, F, Max, Min
 
 from . import history
 from ..errors import CannotAnswer
@@ -190,7 +190,8 @@ def memory_overview(*, memory: Memory) -> dict:
         "end_user": memory.end_user.external_id,
         "counts": {
             "items": items.count(),
-            "unread_items": items.filter(read_at__isnull=True).count(),
+            "unread_items": items.filter(read_at__isnull=True).exclude(failed_version=F("version")).count(),
+            "failed_items": items.filter(failed_version=F("version")).count(),
             "threads": memory.threads().filter(passages__isnull=False).distinct().count(),
             "passages": sum(by_kind.values()),
             "passages_by_kind": by_kind,

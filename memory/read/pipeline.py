@@ -13,13 +13,14 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from django.db import transaction
+from django.db import DataError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
 from accounts.models import EndUser
 
 from .. import embeddings
+from . import failures as failed
 from . import stats
 from .cutting import cut
 from .facts import record_facts
@@ -149,11 +150,39 @@ def _write(item_pk: int, version: int, pieces: list[Piece]) -> bool:
         return True
 
 
-def read_items(item_pks: list[int]) -> int:
-    """Read the given items (those behind their version); returns how many were read now."""
-    pending = list(
-        Item.objects.filter(pk__in=item_pks).exclude(read_version=F("version")).order_by("at", "pk")
-    )
+def _pending(item_pks: list[int], failures: dict | None) -> list[Item]:
+    """The items behind their version, oldest first. A row that cannot be loaded (a date stored before dates
+    were bounded) is set aside in `failures`, so the rest are still read."""
+    pending = Item.objects.filter(pk__in=item_pks).exclude(read_version=F("version")).order_by("at", "pk")
+    try:
+        return list(pending)
+    except DataError:
+        if failures is None:
+            raise
+    loaded = []
+    for pk, version in pending.order_by("pk").values_list("pk", "version"):
+        try:
+            loaded.append(Item.objects.get(pk=pk))
+        except DataError as error:
+            failures[pk] = (version, failed.reason(error, failed.unreadable_column(pk) or "item"))
+    return loaded
+
+
+def _set_aside(failures: dict | None, item: Item, error: Exception) -> None:
+    """Record why `item`'s read raised, or raise when the caller keeps no failures (or the database is away)."""
+    if failures is None or failed.is_transient(error):
+        raise error
+    failures[item.pk] = (item.version, failed.reason(error))
+    log.warning("The read of item %s raised: %s", item.pk, failures[item.pk][1])
+
+
+def read_items(item_pks: list[int], failures: dict | None = None) -> int:
+    """Read the given items (those behind their version); returns how many were read now.
+
+    With `failures` (a dict), an item whose read raises is set aside there as {pk: (version, reason)} and
+    the rest of the batch is read; without it, the first such error is raised.
+    """
+    pending = _pending(item_pks, failures)
     if not pending:
         return 0
     # A message's context is the one before it: earlier in this batch, or already in its thread.
@@ -161,14 +190,23 @@ def read_items(item_pks: list[int]) -> int:
     work = []
     for item in pending:
         key = (item.end_user_id, *_thread_key(item))
-        previous = last_in_batch[key] if key in last_in_batch else _previous_text(item)
-        pieces = _pieces(item, previous)
+        try:
+            previous = last_in_batch[key] if key in last_in_batch else _previous_text(item)
+            pieces = _pieces(item, previous)
+        except Exception as error:  # noqa: BLE001 - one item's fault must not stop its batch
+            _set_aside(failures, item, error)
+            continue
         last_in_batch[key] = pieces[-1].text if item.kind != "document" else ""
         work.append((item, pieces))
     _embed([p for _, pieces in work for p in pieces])
     done, touched = 0, defaultdict(int)
     for item, pieces in work:
-        if _write(item.pk, item.version, pieces):
+        try:
+            written = _write(item.pk, item.version, pieces)
+        except Exception as error:  # noqa: BLE001 - one item's fault must not stop its batch
+            _set_aside(failures, item, error)
+            continue
+        if written:
             done += 1
             touched[item.end_user_id] += 1
     for end_user in EndUser.objects.filter(pk__in=touched):
@@ -181,6 +219,7 @@ def unread_item_pks(*, older_than: timedelta = timedelta(seconds=0), limit: int 
     cutoff = timezone.now() - older_than
     return list(
         Item.objects.filter(Q(read_at__isnull=True) | ~Q(read_version=F("version")), updated_at__lte=cutoff)
+        .exclude(failed_version=F("version"))  # failed after its retries: read again only once edited
         .order_by("updated_at")
         .values_list("pk", flat=True)[:limit]
     )
