@@ -41,12 +41,24 @@ def is_notification(message: dict) -> bool:
     return "id" not in message
 
 
+def _valid_id(value) -> bool:
+    """A string in valid Unicode (no lone surrogate, which no answer could encode) or an integer."""
+    if isinstance(value, str):
+        return not any("\ud800" <= c <= "\udfff" for c in value)
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def reply_id(message):
+    """The id an answer to `message` carries: its own when usable, else null (never a bad one echoed)."""
+    return message["id"] if isinstance(message, dict) and _valid_id(message.get("id")) else None
+
+
 def check_envelope(message) -> None:
     """Raise INVALID_REQUEST unless `message` is a JSON-RPC 2.0 request or notification."""
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not isinstance(message.get("method"), str):
         raise RpcError(INVALID_REQUEST, "Not a JSON-RPC 2.0 request: it needs jsonrpc \"2.0\" and a method.")
-    if "id" in message and not isinstance(message["id"], (str, int)) or isinstance(message.get("id"), bool):
-        raise RpcError(INVALID_REQUEST, "A request id is a string or an integer.")
+    if "id" in message and not _valid_id(message["id"]):
+        raise RpcError(INVALID_REQUEST, "A request id is a string (valid Unicode) or an integer.", {"field": "id"})
     if "params" in message and not isinstance(message["params"], (dict, list)):
         raise RpcError(INVALID_REQUEST, "params, when given, is an object.")
 
@@ -82,14 +94,17 @@ def _initialize(session: Session, params: dict) -> dict:
 
 def _call_tool(session: Session, params: dict) -> dict:
     name = params.get("name")
+    if not isinstance(name, str):
+        raise RpcError(INVALID_PARAMS, "params.name is required: the tool's name, a string.",
+                       {"error": "invalid_arguments", "field": "name", "tools": [t.name for t in session.tools]})
     tool = next((t for t in session.tools if t.name == name), None)
     if tool is None:
         hidden = name in BY_NAME and BY_NAME[name].writes and BY_NAME[name].mcp
         if hidden:
             raise ApiError(403, "insufficient_scope", f"{name} needs a read and write key or a Read and save "
                            "connection.")
-        raise RpcError(INVALID_PARAMS, f"No tool named {name!r}.",
-                       {"error": "unknown_tool", "tools": [t.name for t in session.tools]})
+        raise RpcError(INVALID_PARAMS, "No tool by that name: data.tools lists the tools.",
+                       {"error": "unknown_tool", "field": "name", "tools": [t.name for t in session.tools]})
     arguments = params.get("arguments")
     try:
         answer = call(tool, session.context, {} if arguments is None else arguments, surface=session.surface)
@@ -116,7 +131,8 @@ def dispatch(session: Session, message: dict) -> dict | None:
     if is_notification(message):
         return None
     if method is None:
-        return error_response(request_id, METHOD_NOT_FOUND, f"No method {message['method']!r}.")
+        return error_response(request_id, METHOD_NOT_FOUND, "No such method: this server answers "
+                              f"{', '.join(METHODS)}.")
     params = message.get("params") or {}
     if not isinstance(params, dict):
         return error_response(request_id, INVALID_PARAMS, "params is an object.")

@@ -12,7 +12,9 @@ from django.views.decorators.csrf import csrf_exempt
 from accounts.auth import context_from_request
 from accounts.errors import ApiError
 from accounts.oauth import SCOPE_WRITE
+from memory.limits import JSON_DEPTH_MAX
 from memory.tools import mcp_tools
+from twin import json_limits
 
 from . import protocol
 
@@ -64,12 +66,13 @@ def mcp_endpoint(request):
     except ApiError as error:
         return _auth_error(request, error)
     try:
-        message = json.loads(request.body)
-    except (ValueError, UnicodeDecodeError):
-        return _rpc_error(400, protocol.PARSE_ERROR, "The body is not JSON.")
+        message = json_limits.loads(request.body)
+    except json_limits.InvalidJson as bad:
+        return _rpc_error(400, protocol.PARSE_ERROR, f"The body is not JSON this server reads. {bad}",
+                          data={"error": "invalid_json", "field": "body", "bound": JSON_DEPTH_MAX})
     if isinstance(message, list):
         return _rpc_error(400, protocol.INVALID_REQUEST, "Batches are not accepted: one message a request.")
-    request_id = message.get("id") if isinstance(message, dict) else None
+    request_id = protocol.reply_id(message)
     version = request.headers.get("MCP-Protocol-Version", protocol.OLDEST)
     if version not in protocol.VERSIONS:
         # A client probing a newer revision (the SDK's server/discover) reads this and falls back to initialize.
