@@ -39,4 +39,8 @@ DEFAULT_KIND = "note"
 # unreadable item can neither hold up its batch nor be retried forever.
 READ_RETRIES = 3
 
+# How often memory_add stores again after losing a race to insert a new id (each retry finds more rows
+# existing, so two are already rare).
+ADD_ATTEMPTS = 3
+
 WAIT_SECONDS = 20  # how long `wait: true` waits for the background read before answering anyway

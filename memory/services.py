@@ -3,13 +3,13 @@
 import time
 import uuid
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from .read import stats
 from .errors import CannotAnswer, InvalidArguments
-from .limits import DEFAULT_KIND, WAIT_SECONDS
+from .limits import ADD_ATTEMPTS, DEFAULT_KIND, WAIT_SECONDS
 from .models import Item, ItemVersion, Passage
 from .selectors import Memory
 from .validation import parse_date
@@ -61,6 +61,34 @@ def memory_add(*, memory: Memory, items: list[dict], wait: bool = False) -> dict
     An item whose id exists is edited (its earlier text kept as a version) or, when identical, left
     unchanged. With `wait`, answers once every item is searchable, or after WAIT_SECONDS saying so.
     """
+    for attempt in range(1, ADD_ATTEMPTS + 1):
+        try:
+            results = _store(memory, items)
+            break
+        except IntegrityError:
+            # A call adding the same new id at the same moment inserted it first: store again, finding the
+            # row now, so this call edits it (or leaves it unchanged) and every call gets a definite answer.
+            if attempt == ADD_ATTEMPTS:
+                raise
+    pks = [r.pop("pk") for r in results]
+    deadline = time.monotonic() + (WAIT_SECONDS if wait else 0)
+    while True:
+        read = set(memory.items().filter(pk__in=pks, read_version=F("version")).values_list("pk", flat=True))
+        if len(read) == len(pks) or time.monotonic() >= deadline:
+            break
+        time.sleep(0.05)
+    for result, pk in zip(results, pks):
+        result["searchable"] = pk in read
+    answer = {"items": results, "searchable": len(read) == len(pks)}
+    if wait and not answer["searchable"]:
+        answer["message"] = (
+            f"Stored; not every item was searchable after {WAIT_SECONDS} s. The background read will finish them."
+        )
+    return answer
+
+
+def _store(memory: Memory, items: list[dict]) -> list[dict]:
+    """Store `items` in one transaction and queue their read on commit; each result carries the item's pk."""
     results, to_read = [], []
     with transaction.atomic():
         ids = [raw.get("id") for raw in items if raw.get("id")]
@@ -83,22 +111,7 @@ def memory_add(*, memory: Memory, items: list[dict], wait: bool = False) -> dict
         memory.end_user.save(update_fields=["last_active_at"])
         if to_read:
             transaction.on_commit(lambda: enqueue_read(to_read))
-
-    pks = [r.pop("pk") for r in results]
-    deadline = time.monotonic() + (WAIT_SECONDS if wait else 0)
-    while True:
-        read = set(memory.items().filter(pk__in=pks, read_version=F("version")).values_list("pk", flat=True))
-        if len(read) == len(pks) or time.monotonic() >= deadline:
-            break
-        time.sleep(0.05)
-    for result, pk in zip(results, pks):
-        result["searchable"] = pk in read
-    answer = {"items": results, "searchable": len(read) == len(pks)}
-    if wait and not answer["searchable"]:
-        answer["message"] = (
-            f"Stored; not every item was searchable after {WAIT_SECONDS} s. The background read will finish them."
-        )
-    return answer
+    return results
 
 
 def enqueue_read(item_pks: list[int]) -> None:
@@ -155,8 +168,10 @@ def memory_forget(*, memory: Memory, ids: list[str] | None = None, path: str | N
     if not (ids or path or everything):
         raise InvalidArguments("Say what to forget: ids, path, or all: true.", field="ids")
     with transaction.atomic():
+        # A read writing passages holds its item's row until it commits: take the rows first, so this waits
+        # for it and erases what it wrote too (and a read that starts now finds its item gone).
         if everything:
-            count = memory.items().count()
+            count = len(memory.items().select_for_update().values_list("pk", flat=True))
             memory.end_user.delete()
             return {"forgotten": count, "end_user": "erased"}
         targets = memory.items().none()
@@ -173,6 +188,7 @@ def memory_forget(*, memory: Memory, ids: list[str] | None = None, path: str | N
         if not forgotten:
             raise CannotAnswer("not_found", "Nothing in this memory matches those ids or that path.")
         erased = memory.items().filter(external_id__in=forgotten)
+        list(erased.select_for_update().values_list("pk", flat=True))  # wait for a read of them (as above)
         forget_facts(erased)
         stats.uncount_passages(memory.end_user.pk, list(Passage.objects.filter(item__in=erased).values_list("pk", flat=True)))
         erased.delete()

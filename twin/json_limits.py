@@ -10,9 +10,8 @@ set in settings), /v1/mcp, /oauth/register and the playground call loads().
 import json
 import re
 
-from rest_framework import parsers
+from rest_framework import exceptions, parsers
 
-from accounts.errors import ApiError
 from memory.limits import JSON_DEPTH_MAX
 
 # A JSON string, escapes included: what lies inside one is never nesting.
@@ -64,11 +63,22 @@ def lone_surrogate_at(value, path: str = "") -> str | None:
     return None
 
 
+class InvalidJsonBody(exceptions.ParseError):
+    """A /v1/memory/* body that is not JSON this service reads: 400 invalid_json, naming the body and the bound.
+
+    A REST framework error, not accounts' ApiError: this module is loaded by REST framework's settings while
+    accounts.errors (which imports REST framework) may still be loading.
+    """
+
+    default_code = "invalid_json"
+    field, bound = "body", JSON_DEPTH_MAX
+
+
 class JSONParser(parsers.JSONParser):
-    """REST framework's JSON parser, reading through loads(): a refusal names the body and the bound."""
+    """REST framework's JSON parser, reading through loads()."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         try:
             return loads(stream.read() if stream is not None else b"")
         except InvalidJson as bad:
-            raise ApiError(400, "invalid_json", str(bad), field="body", bound=JSON_DEPTH_MAX) from None
+            raise InvalidJsonBody(str(bad)) from None

@@ -1,6 +1,9 @@
 """index.md, the written index: what this memory holds, rewritten after each read."""
 
+from django.db import IntegrityError, transaction
 from django.db.models import Count, Max, Min
+
+from accounts.models import EndUser
 
 from ..query.history import subject_path, subjects
 from ..markdown import inline
@@ -63,4 +66,10 @@ def render_index(memory: Memory) -> str:
 
 
 def rewrite_index(memory: Memory) -> None:
-    WrittenIndex.objects.update_or_create(end_user=memory.end_user, defaults={"text": render_index(memory)})
+    """Write index.md again; nothing when the end user was forgotten meanwhile (a read racing forget all)."""
+    try:
+        with transaction.atomic():
+            WrittenIndex.objects.update_or_create(end_user=memory.end_user, defaults={"text": render_index(memory)})
+    except IntegrityError:
+        if EndUser.objects.filter(pk=memory.end_user.pk).exists():
+            raise
