@@ -6,6 +6,7 @@ import json
 import sys
 
 from accounts.errors import ApiError
+from twin import json_limits
 
 from . import protocol
 
@@ -15,12 +16,12 @@ def answer(session: protocol.Session, line: str) -> dict | None:
     if not line.strip():
         return None
     try:
-        message = json.loads(line)
-    except ValueError:
+        message = json_limits.loads(line)
+    except json_limits.InvalidJson:
         return protocol.error_response(None, protocol.PARSE_ERROR, "The line is not JSON.")
     if isinstance(message, list):
         return protocol.error_response(None, protocol.INVALID_REQUEST, "Batches are not accepted: one message a line.")
-    request_id = message.get("id") if isinstance(message, dict) else None
+    request_id = protocol.reply_id(message)
     try:
         return protocol.dispatch(session, message)
     except protocol.RpcError as error:

@@ -1,16 +1,18 @@
 """No 500 for bad input: each input an attacker sent that once answered 500 is refused by name (400 or the
 JSON-RPC error the wire document gives), and nothing is stored for it."""
 
-import json
-
 import pytest
 from django.test import Client
 
+from accounts.auth import Context
 from accounts.models import Connection
+from mcp import protocol as rpc
+from mcp import stdio
 from memory.limits import JSON_DEPTH_MAX
 from memory.models import Item, RecentError
+from memory.tools import stdio_tools
 from tests.console import html, logged_in
-from tests.oauth_flow import authorize_query, card_post_data, fresh_address, pkce, register, registered
+from tests.oauth_flow import authorize_query, card_post_data, fresh_address, pkce, registered
 
 DEEP = "[" * 1000 + "]" * 1000
 LONE = '"\\ud800"'  # a lone surrogate, as JSON escapes it
@@ -132,3 +134,11 @@ def test_a_refusal_never_echoes_the_value(api):
         response = api.tool("add", **body)
         assert response.status_code == 400 and secret not in response.content.decode(), response.content
     assert not RecentError.objects.filter(message__contains=secret).exists()
+
+
+def test_the_stdio_server_refuses_deep_json_and_a_bad_id_too(read_key):
+    context = Context(project=read_key[0].project, account="u_1", access="read")
+    session = rpc.Session(context=context, tools=stdio_tools(context), surface="stdio")
+    assert stdio.answer(session, DEEP)["error"]["code"] == -32700
+    bad_id = stdio.answer(session, '{"jsonrpc": "2.0", "id": ' + LONE + ', "method": "ping"}')
+    assert bad_id["id"] is None and bad_id["error"]["code"] == -32600
