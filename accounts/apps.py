@@ -3,3 +3,7 @@ from django.apps import AppConfig
 
 class AccountsConfig(AppConfig):
     name = "accounts"
+
+    def ready(self):
+        # Registers the OpenAPI description of the request context's credentials with drf-spectacular.
+        from . import openapi  # noqa: F401 - imported for its registration, once the models are loaded

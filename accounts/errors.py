@@ -34,4 +34,7 @@ def exception_handler(exc, context):
         detail = response.data.get("detail") if isinstance(response.data, dict) else None
         code = getattr(detail, "code", None) or "error"
         response.data = {"error": str(code), "message": str(detail or response.data)}
+        for name in ("field", "bound"):  # what an error class names (twin.json_limits.InvalidJsonBody)
+            if hasattr(exc, name):
+                response.data[name] = getattr(exc, name)
     return response

@@ -112,17 +112,6 @@ class AccountsError(ValueError):
     """A request the rules refuse (the last Owner, a role an Admin cannot grant...); its text is for people."""
 
 
-@transaction.atomic
-def user_sign_up(*, email: str, password: str, project_name: str = "") -> tuple[User, Project]:
-    """A new console account and its own first project, of which it is the Owner."""
-    email = email.strip().lower()
-    if User.objects.filter(email=email).exists():
-        raise AccountsError("An account with this email already exists. Log in, or reset its password.")
-    user = User.objects.create_user(email=email, password=password)
-    name = project_name.strip() or f"{email.split('@')[0]}'s project"
-    return user, project_create(name=name[:PROJECT_NAME_MAX], owner=user)
-
-
 def project_rename(*, project: Project, name: str) -> Project:
     """Change a project's display name; its slug (in URLs, in people's bookmarks) stays."""
     name = name.strip()

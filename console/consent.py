@@ -159,6 +159,10 @@ class ConsentView(AuthorizationView):
         return context
 
     def form_valid(self, form):
+        if not OAuthApplication.objects.filter(client_id=form.cleaned_data.get("client_id") or "").exists():
+            # The hidden client_id was altered after the GET checked it: no app to answer, so answer here.
+            error = errors.InvalidClientIdError(description="No app is registered with that client_id.")
+            return self.render_to_response({"error": error}, status=400)
         expected = mcp_resource_url(self.request)
         resources = (form.cleaned_data.get("resource") or expected).split()
         if not all(resource_is(resource, expected) for resource in resources):

@@ -28,6 +28,7 @@ from memory.limits import TEXT_MAX
 from memory.outcome import failure_message
 from memory.tools import Tool, call, mcp_tools
 from memory.validation import DATE_PATTERN
+from twin import json_limits
 
 from .access import project_for
 from .playground_answer import link_for, readable
@@ -37,6 +38,8 @@ USE, WRITE = "use_playground", "run_write_tools"
 RECENT_END_USERS = 8  # how many end users the End user field offers again
 ROW_FIELDS = ("text", "kind", "id", "at", "author", "session")  # an item row; the rest through JSON
 DEFAULT_TOOL = "memory_search"
+NUMBER_DIGITS_MAX = 18  # more digits than any bound has: such a number is only ever out of range
+NUMBER_TOO_LONG = 10**NUMBER_DIGITS_MAX
 API_KEY_VARIABLE = "$TWIN_MEMORY_API_KEY"
 FAILED = 500  # the status shown for a tool that crashed, as the HTTP route would answer
 
@@ -134,6 +137,18 @@ def _posted_rows(name: str, data) -> list[dict]:
     return [row for _, row in sorted(found.items()) if set(row) - {"kind"}]
 
 
+def _number(raw: str):
+    """A typed integer as the schema should judge it: one too long to be any bound's (int() of 4,300 digits
+    raises) is read as NUMBER_TOO_LONG with its sign, so the schema refuses it by its range; not a number at
+    all, it is passed through as text, so the schema names it."""
+    if not re.fullmatch(r"-?\d+", raw):
+        return raw
+    digits = raw.lstrip("-")
+    if len(digits) > NUMBER_DIGITS_MAX:
+        return -NUMBER_TOO_LONG if raw.startswith("-") else NUMBER_TOO_LONG
+    return int(raw)
+
+
 def arguments_from(tool: Tool, data) -> tuple[dict, dict, dict, dict]:
     """(arguments, form errors, item rows, JSON texts) from a posted form.
 
@@ -149,23 +164,23 @@ def arguments_from(tool: Tool, data) -> tuple[dict, dict, dict, dict]:
                 arguments[name] = input_name in data
         elif widget == "number":
             if raw.strip():
-                arguments[name] = int(raw) if re.fullmatch(r"-?\d+", raw.strip()) else raw
+                arguments[name] = _number(raw.strip())
         elif widget == "rows":
             texts[name] = data.get(f"{name}-json", "").strip()
             rows[name] = _posted_rows(name, data)
             source = texts[name] or None
             if source:
                 try:
-                    arguments[name] = json.loads(source)
-                except ValueError as bad:
+                    arguments[name] = json_limits.loads(source)
+                except json_limits.InvalidJson as bad:
                     errors[f"{name}-json"] = f"{name}: not valid JSON ({bad})"
             else:
                 arguments[name] = rows[name]
         elif widget == "json":
             if raw.strip():
                 try:
-                    arguments[name] = json.loads(raw)
-                except ValueError as bad:
+                    arguments[name] = json_limits.loads(raw)
+                except json_limits.InvalidJson as bad:
                     errors[input_name] = f"{name}: not valid JSON ({bad})"
         elif raw != "" or name in tool.required:
             arguments[name] = raw

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import end_users, keys, members, playground, usage, views
+from . import end_users, keys, members, playground, signup, usage, views
 
 app_name = "console"
 
@@ -11,7 +11,9 @@ P = "projects/<slug:slug>"
 urlpatterns = [
     path("", views.home, name="home"),
     # Accounts: sign up, log in and out, password reset.
-    path("signup", views.signup, name="signup"),
+    path("signup", signup.signup, name="signup"),
+    path("signup/sent", signup.signup_sent, name="signup-sent"),
+    path("signup/<str:token>", signup.signup_finish, name="signup-confirm"),
     path("login", views.LoginView.as_view(), name="login"),
     path("logout", views.LogoutView.as_view(), name="logout"),
     path("password-reset", views.PasswordResetView.as_view(), name="password-reset"),

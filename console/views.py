@@ -1,4 +1,4 @@
-"""Console pages: accounts (sign up, log in and out, password reset, connected apps), projects (switch,
+"""Console pages: accounts (log in and out, password reset, connected apps; sign up is in signup.py), projects (switch,
 create, overview, rename, delete) and a project's MCP page.
 
 Views only authenticate, find the project through console.access.project_for (404 for missing, not-yours
@@ -8,7 +8,6 @@ and not-allowed alike) and call accounts' selectors and services.
 import math
 
 from django.contrib import messages
-from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
@@ -26,7 +25,7 @@ from accounts.permissions import can
 from accounts.resource import mcp_resource_url
 from accounts.selectors import membership_of, memberships_of_user
 from accounts.selectors import project_overview as overview_counts
-from accounts.services import AccountsError, project_create, user_sign_up
+from accounts.services import AccountsError, project_create
 from accounts.services import project_delete as delete_project
 from accounts.services import project_rename as rename
 from accounts.signin import sign_in_failed, sign_in_wait
@@ -34,7 +33,7 @@ from memory.selectors import scoped
 
 from .access import LAST_PROJECT, NOT_FOUND, project_for
 from .clients import client_configs
-from .forms import DeleteProjectForm, ProjectForm, SignUpForm
+from .forms import DeleteProjectForm, ProjectForm
 from .security import console_page
 
 SECONDS_PER_MINUTE = 60
@@ -62,25 +61,6 @@ def home(request):
     if memberships:
         return redirect("console:project", slug=memberships[0].project.slug)
     return redirect("console:projects")
-
-
-@console_page
-def signup(request):
-    """A new account, with its own first project (Owner). `next` (an invitation link) is where it goes after."""
-    if request.user.is_authenticated:
-        return redirect(_safe_next(request, reverse("console:home")))
-    form = SignUpForm(request.POST or None, initial={"email": request.GET.get("email", "")})
-    if request.method == "POST" and form.is_valid():
-        try:
-            user, project = user_sign_up(email=form.cleaned_data["email"], password=form.cleaned_data["password"],
-                                         project_name=form.cleaned_data["project_name"])
-        except AccountsError as refused:
-            form.add_error("email", str(refused))
-        else:
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            messages.success(request, f"Welcome! Your project {project.name} is ready: create a key to start.")
-            return redirect(_safe_next(request, reverse("console:project", kwargs={"slug": project.slug})))
-    return render(request, "console/signup.html", {"form": form, "next": _safe_next(request, "")})
 
 
 @method_decorator(console_page, name="dispatch")
@@ -131,8 +111,13 @@ class PasswordResetDoneView(auth_views.PasswordResetDoneView):
 
 @method_decorator(console_page, name="dispatch")
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """The mailed link: choosing a new password signs the person in at once, past the sign-in limits, so
+    wrong passwords sent by someone else can never lock the account's owner out."""
+
     template_name = "console/password_reset_confirm.html"
     success_url = reverse_lazy("console:password-reset-complete")
+    post_reset_login = True
+    post_reset_login_backend = "django.contrib.auth.backends.ModelBackend"
 
 
 @method_decorator(console_page, name="dispatch")

@@ -9,8 +9,6 @@
 The authorize endpoint is the consent card (console.consent); token and revoke are the toolkit's views.
 """
 
-import json
-
 from django.conf import settings
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -21,6 +19,7 @@ from oauth2_provider.views import OAuthProtectedResourceMetadataView, OAuthServe
 from accounts import throttle
 from accounts.registration import REGISTRATION_BODY_MAX, RegistrationError, oauth_client_register
 from accounts.resource import mcp_resource_url
+from twin import json_limits
 
 __all__ = ["OAuthServerMetadataView", "ProtectedResourceMetadataView", "TokenView", "register"]
 
@@ -44,8 +43,8 @@ class TokenView(toolkit.TokenView):
         return response
 
 
-def _oauth_error(status: int, error: str, description: str) -> JsonResponse:
-    response = JsonResponse({"error": error, "error_description": description}, status=status)
+def _oauth_error(status: int, error: str, description: str, **extra) -> JsonResponse:
+    response = JsonResponse({"error": error, "error_description": description, **extra}, status=status)
     response["Cache-Control"] = "no-store"
     return response
 
@@ -60,16 +59,20 @@ def register(request):
         response = _oauth_error(429, "too_many_requests", "Too many registrations from this address; retry later.")
         response["Retry-After"] = str(retry_after)
         return response
-    size = int(request.META.get("CONTENT_LENGTH") or 0)  # checked before the body is read
+    size = int(request.META.get("CONTENT_LENGTH") or 0)  # checked before the body is read (a number: middleware)
     if size <= REGISTRATION_BODY_MAX:
         size = len(request.body)
     if size > REGISTRATION_BODY_MAX:
         return _oauth_error(413, "invalid_client_metadata",
                             f"The registration is {size} bytes; at most {REGISTRATION_BODY_MAX}.")
     try:
-        metadata = json.loads(request.body)
-    except (ValueError, UnicodeDecodeError):
-        return _oauth_error(400, "invalid_client_metadata", "The body must be JSON.")
+        metadata = json_limits.loads(request.body)
+    except json_limits.InvalidJson as bad:
+        return _oauth_error(400, "invalid_client_metadata", f"The body must be JSON. {bad}", field="body")
+    unreadable = json_limits.lone_surrogate_at(metadata)
+    if unreadable:
+        return _oauth_error(400, "invalid_client_metadata", f"{unreadable}: not valid Unicode (a lone surrogate).",
+                            field=unreadable)
     try:
         registration = oauth_client_register(metadata=metadata)
     except RegistrationError as refused:

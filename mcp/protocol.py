@@ -64,12 +64,24 @@ def is_notification(message: dict) -> bool:
     return "id" not in message
 
 
+def _valid_id(value) -> bool:
+    """A string in valid Unicode (no lone surrogate, which no answer could encode) or an integer."""
+    if isinstance(value, str):
+        return not any("\ud800" <= c <= "\udfff" for c in value)
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def reply_id(message):
+    """The id an answer to `message` carries: its own when usable, else null (never a bad one echoed)."""
+    return message["id"] if isinstance(message, dict) and _valid_id(message.get("id")) else None
+
+
 def check_envelope(message) -> None:
     """Raise INVALID_REQUEST unless `message` is a JSON-RPC 2.0 request or notification."""
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not isinstance(message.get("method"), str):
         raise RpcError(INVALID_REQUEST, "Not a JSON-RPC 2.0 request: it needs jsonrpc \"2.0\" and a method.")
-    if "id" in message and not isinstance(message["id"], (str, int)) or isinstance(message.get("id"), bool):
-        raise RpcError(INVALID_REQUEST, "A request id is a string or an integer.")
+    if "id" in message and not _valid_id(message["id"]):
+        raise RpcError(INVALID_REQUEST, "A request id is a string (valid Unicode) or an integer.", {"field": "id"})
     if "params" in message and not isinstance(message["params"], (dict, list)):
         raise RpcError(INVALID_REQUEST, "params, when given, is an object.")
 
@@ -122,12 +134,15 @@ def tool_reply(request_id, outcome: Outcome) -> Reply:
 def _tool_named(session: Session, name) -> Tool:
     """The tool a tools/call names: one this connection lists, or a write tool it hides for want of write access
     (the registry then refuses it for scope, as the HTTP route does). Any other name is Invalid params."""
+    if not isinstance(name, str):
+        raise RpcError(INVALID_PARAMS, "params.name is required: the tool's name, a string.",
+                       {"error": "invalid_arguments", "field": "name", "tools": [t.name for t in session.tools]})
     tool = next((t for t in session.tools if t.name == name), None)
     if tool is None and name in BY_NAME and BY_NAME[name].writes and BY_NAME[name].mcp:
         tool = BY_NAME[name]
     if tool is None:
-        raise RpcError(INVALID_PARAMS, f"No tool named {name!r}.",
-                       {"error": "unknown_tool", "tools": [t.name for t in session.tools]})
+        raise RpcError(INVALID_PARAMS, "No tool by that name: data.tools lists the tools.",
+                       {"error": "unknown_tool", "field": "name", "tools": [t.name for t in session.tools]})
     return tool
 
 
@@ -146,24 +161,20 @@ RESULTS = {  # the methods answered with a result
 TOOLS_CALL = "tools/call"
 
 
-def _request_id(message):
-    """The id to echo in an error about a message that may not even be an object."""
-    return message.get("id") if isinstance(message, dict) else None
-
-
 def dispatch(session: Session, message) -> Reply:
     """Answer one JSON-RPC message, over HTTP and stdio alike. What a caller sends or a tool does is always a
     reply, never an exception: a failing tool is a JSON-RPC internal error, logged."""
     try:
         check_envelope(message)
     except RpcError as error:
-        return Reply(error_response(_request_id(message), error.code, error.message, error.data),
+        return Reply(error_response(reply_id(message), error.code, error.message, error.data),
                      HTTPStatus.BAD_REQUEST)
     request_id, method = message.get("id"), message["method"]
     if is_notification(message):
         return Reply(None)
     if method not in RESULTS and method != TOOLS_CALL:
-        return Reply(error_response(request_id, METHOD_NOT_FOUND, f"No method {method!r}."))
+        return Reply(error_response(request_id, METHOD_NOT_FOUND,
+                                    f"No such method: this server answers {', '.join([*RESULTS, TOOLS_CALL])}."))
     params = message.get("params") or {}
     if not isinstance(params, dict):
         return Reply(error_response(request_id, INVALID_PARAMS, "params is an object."))

@@ -5,6 +5,8 @@ import contextlib
 import json
 import sys
 
+from twin import json_limits
+
 from . import protocol
 
 
@@ -13,8 +15,8 @@ def answer(session: protocol.Session, line: str) -> dict | None:
     if not line.strip():
         return None
     try:
-        message = json.loads(line)
-    except ValueError:
+        message = json_limits.loads(line)
+    except json_limits.InvalidJson:
         return protocol.error_response(None, protocol.PARSE_ERROR, "The line is not JSON.")
     if isinstance(message, list):
         return protocol.error_response(None, protocol.INVALID_REQUEST, "Batches are not accepted: one message a line.")

@@ -6,7 +6,6 @@ codes, the WWW-Authenticate challenge, 202 for a notification); the answer to a 
 shared with the stdio server.
 """
 
-import json
 from http import HTTPStatus
 from urllib.parse import urlsplit
 
@@ -15,7 +14,9 @@ from django.views.decorators.csrf import csrf_exempt
 
 from accounts.auth import context_from_request
 from accounts.errors import ApiError
+from memory.limits import JSON_DEPTH_MAX
 from memory.tools import mcp_tools
+from twin import json_limits
 
 from . import protocol
 
@@ -75,15 +76,16 @@ def mcp_endpoint(request):
     except ApiError as error:
         return _rpc_error(request, error.status, protocol.INVALID_REQUEST, error.message, data=error.as_dict())
     try:
-        message = json.loads(request.body)
-    except (ValueError, UnicodeDecodeError):
-        return _rpc_error(request, 400, protocol.PARSE_ERROR, "The body is not JSON.")
+        message = json_limits.loads(request.body)
+    except json_limits.InvalidJson as bad:
+        return _rpc_error(request, 400, protocol.PARSE_ERROR, f"The body is not JSON this server reads. {bad}",
+                          data={"error": "invalid_json", "field": "body", "bound": JSON_DEPTH_MAX})
     if isinstance(message, list):
         return _rpc_error(request, 400, protocol.INVALID_REQUEST, "Batches are not accepted: one message a request.")
     version = request.headers.get("MCP-Protocol-Version", protocol.OLDEST)
     if version not in protocol.VERSIONS:
         # A client probing a newer revision (the SDK's server/discover) reads this and falls back to initialize.
-        request_id = message.get("id") if isinstance(message, dict) else None
+        request_id = protocol.reply_id(message)
         return _rpc_error(request, 400, protocol.INVALID_REQUEST, f"MCP-Protocol-Version {version!r} is not served "
                           "here.", request_id, {"supported": list(protocol.VERSIONS), "requested": version})
     reply = protocol.dispatch(protocol.Session(context=context, tools=mcp_tools(context)), message)

@@ -1,12 +1,29 @@
 """Every bound of the memory tools, defined once; schemas, validation, docs and tests import them."""
 
+from datetime import UTC, datetime, timedelta
+
 TEXT_MAX = 2_000  # query, pattern, question, task
 NAME_MAX = 512  # names and paths
 DATE_MAX = 40  # an ISO day or time
+# The dates the stack can hold: Python's datetime and psycopg read no year outside 1 to 9999 in UTC (a time
+# at 23:59 on 9999-12-31 at -10:00 is year 10000 in UTC, and could be stored but never read back), and real
+# offsets run from -12:00 to +14:00.
+DATE_EARLIEST = datetime(1, 1, 1, tzinfo=UTC)
+DATE_LATEST = datetime(9999, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC)
+OFFSET_MIN, OFFSET_MAX = timedelta(hours=-12), timedelta(hours=14)
 ITEM_TEXT_MAX = 100_000
 ITEM_ID_MAX = 512
 ITEM_FIELD_MAX = 512  # author, role, session, title, about
+# A one-line field (an item's id, author, role, session, title, about; an id named to correct, version or
+# forget) holds none of these: Unicode Cc (tab, CR, LF and U+0085 included), the line and paragraph
+# separators, and the bidirectional embeddings, overrides and isolates, which break or reorder the line memory
+# renders it on. A regular-expression class body, read alike by Python and JSON Schema (ECMA-262).
+LINE_BREAKERS = r"\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+ONE_LINE = "one line"  # the bound a refusal names
 ITEM_METADATA_MAX_BYTES = 16 * 1024
+# How deeply any JSON a caller sends may nest arrays and objects (twin/json_limits.py): far more than any
+# request or metadata needs, far less than the depth at which Python's json module overflows its stack.
+JSON_DEPTH_MAX = 64
 ITEMS_MIN, ITEMS_MAX = 1, 500
 GREP_LIMIT_MAX, GREP_LIMIT_DEFAULT = 50, 50
 AROUND_WIDTH_MAX, AROUND_WIDTH_DEFAULT = 5, 2
@@ -17,5 +34,13 @@ FORGET_IDS_MAX = 500
 
 ITEM_KINDS = ("message", "document", "note")
 DEFAULT_KIND = "note"
+
+# An item whose read raises is read again this many times (with backoff) before it is marked failed, so one
+# unreadable item can neither hold up its batch nor be retried forever.
+READ_RETRIES = 3
+
+# How often memory_add stores again after losing a race to insert a new id (each retry finds more rows
+# existing, so two are already rare).
+ADD_ATTEMPTS = 3
 
 WAIT_SECONDS = 20  # how long `wait: true` waits for the background read before answering anyway

@@ -44,6 +44,11 @@ class Item(models.Model):
     version = models.PositiveIntegerField(default=1)
     read_version = models.PositiveIntegerField(default=0)
     read_at = models.DateTimeField(null=True, blank=True)
+    # The version whose read raised READ_RETRIES + 1 times, and why in one line (the exception's class and the
+    # field or step, never the item's text): the sweep leaves it, and an edit (a new version) tries again.
+    failed_version = models.PositiveIntegerField(default=0)
+    failed_reason = models.CharField(max_length=200, blank=True)
+    failed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -57,6 +62,10 @@ class Item(models.Model):
     @property
     def is_read(self) -> bool:
         return self.read_version == self.version
+
+    @property
+    def is_failed(self) -> bool:
+        return self.failed_version == self.version
 
 
 class ItemVersion(models.Model):

@@ -169,10 +169,11 @@ class Memory:
         return Item.objects.filter(end_user=self.end_user)
 
     def unread_items(self, pks: list[int] | None = None) -> QuerySet[Item]:
-        """The items whose read is behind their version (never read, or edited since), oldest first; only
-        those among `pks` when given."""
+        """The items whose read is behind their version (never read, or edited since) and has not failed at
+        it, oldest first; only those among `pks` when given."""
         items = self.items() if pks is None else self.items().filter(pk__in=pks)
-        return items.exclude(read_version=F("version")).order_by("at", "pk")
+        # an item whose read failed at this version waits for an edit (read/failures.py)
+        return items.exclude(read_version=F("version")).exclude(failed_version=F("version")).order_by("at", "pk")
 
     def item_versions(self, item: Item) -> QuerySet[ItemVersion]:
         """An item's earlier texts, oldest first."""

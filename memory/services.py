@@ -5,13 +5,13 @@ import logging
 import time
 import uuid
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from . import tasks
 from .errors import CannotAnswer, InvalidArguments
-from .limits import DEFAULT_KIND, WAIT_SECONDS
+from .limits import ADD_ATTEMPTS, DEFAULT_KIND, WAIT_SECONDS
 from .models import Item, ItemVersion
 from .read import stats
 from .read.facts import forget_facts
@@ -69,29 +69,14 @@ def memory_add(*, memory: Memory, items: list[dict], wait: bool = False) -> dict
     An item whose id exists is edited (its earlier text kept as a version) or, when identical, left
     unchanged. Whether each is searchable, and the wait, are memory_add_settle's, once this has committed.
     """
-    results, to_read = [], []
-    with transaction.atomic():
-        ids = [raw.get("id") for raw in items if raw.get("id")]
-        existing = {
-            item.external_id: item for item in memory.items().select_for_update().filter(external_id__in=ids)
-        }
-        for raw in items:
-            external_id = raw.get("id") or f"it_{uuid.uuid4().hex[:EXTERNAL_ID_HEX]}"
-            item = existing.get(external_id)
-            fields = _incoming(raw, item)
-            if item is None:
-                item = Item.objects.create(end_user=memory.end_user, external_id=external_id, **fields)
-                status = "added"
-            else:
-                status = "edited" if _edit(item, fields) else "unchanged"
-            if not item.is_read:
-                to_read.append(item.pk)
-            results.append({"id": external_id, "status": status})
-        memory.end_user.last_active_at = timezone.now()
-        memory.end_user.save(update_fields=["last_active_at"])
-        if to_read:
-            transaction.on_commit(lambda: enqueue_read(memory, to_read))
-    return {"items": results}
+    for attempt in range(1, ADD_ATTEMPTS + 1):
+        try:
+            return {"items": _store(memory, items)}
+        except IntegrityError:
+            # A call adding the same new id at the same moment inserted it first: store again, finding the
+            # row now, so this call edits it (or leaves it unchanged) and every call gets a definite answer.
+            if attempt == ADD_ATTEMPTS:
+                raise
 
 
 def memory_add_settle(*, memory: Memory, answer: dict, wait: bool = False, **_) -> dict:
@@ -114,6 +99,33 @@ def memory_add_settle(*, memory: Memory, answer: dict, wait: bool = False, **_) 
             f"Stored; not every item was searchable after {WAIT_SECONDS} s. The background read will finish them."
         )
     return settled
+
+
+def _store(memory: Memory, items: list[dict]) -> list[dict]:
+    """Store `items` in one transaction (a savepoint inside the tool's) and queue their read on commit."""
+    results, to_read = [], []
+    with transaction.atomic():
+        ids = [raw.get("id") for raw in items if raw.get("id")]
+        existing = {
+            item.external_id: item for item in memory.items().select_for_update().filter(external_id__in=ids)
+        }
+        for raw in items:
+            external_id = raw.get("id") or f"it_{uuid.uuid4().hex[:EXTERNAL_ID_HEX]}"
+            item = existing.get(external_id)
+            fields = _incoming(raw, item)
+            if item is None:
+                item = Item.objects.create(end_user=memory.end_user, external_id=external_id, **fields)
+                status = "added"
+            else:
+                status = "edited" if _edit(item, fields) else "unchanged"
+            if not item.is_read:
+                to_read.append(item.pk)
+            results.append({"id": external_id, "status": status})
+        memory.end_user.last_active_at = timezone.now()
+        memory.end_user.save(update_fields=["last_active_at"])
+        if to_read:
+            transaction.on_commit(lambda: enqueue_read(memory, to_read))
+    return results
 
 
 def enqueue_read(memory: Memory, item_pks: list[int]) -> None:
@@ -164,8 +176,10 @@ def memory_forget(*, memory: Memory, ids: list[str] | None = None, path: str | N
     if not (ids or path or everything):
         raise InvalidArguments("Say what to forget: ids, path, or all: true.", field="ids")
     with transaction.atomic():
+        # A read writing passages holds its item's row until it commits: take the rows first, so this waits
+        # for it and erases what it wrote too (and a read that starts now finds its item gone).
         if everything:
-            count = memory.items().count()
+            count = len(memory.items().select_for_update().values_list("pk", flat=True))
             memory.end_user.delete()
             return {"forgotten": count, "end_user": "erased"}
         targets = memory.items().none()
@@ -182,6 +196,7 @@ def memory_forget(*, memory: Memory, ids: list[str] | None = None, path: str | N
         if not forgotten:
             raise CannotAnswer("not_found", "Nothing in this memory matches those ids or that path.")
         erased = memory.items().filter(external_id__in=forgotten)
+        list(erased.select_for_update().values_list("pk", flat=True))  # wait for a read of them (as above)
         forget_facts(memory, erased)
         stats.uncount_passages(memory, list(memory.passages().filter(item__in=erased).values_list("pk", flat=True)))
         erased.delete()

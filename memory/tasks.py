@@ -7,10 +7,12 @@ from datetime import timedelta
 
 from celery import shared_task
 from celery.signals import worker_init, worker_ready
+from django.conf import settings
 from django.core.cache import cache
 
-
 from . import embeddings
+from .limits import READ_RETRIES
+from .read import failures as failed
 from .read import own_indexes, pipeline
 from .selectors import Memory, unread_items_by_end_user
 
@@ -20,18 +22,33 @@ SWEEP_LIMIT = 5_000  # items one sweep queues at most; the next sweep (a minute 
 OWN_INDEX_LOCK_SECONDS = 6 * 3600  # a big memory's index build takes minutes; a lock this old is stale
 # A failed read is retried after up to 2, 4, 8... s (jittered, at most 60 s apart), 8 times: it rides out a locked table or
 # a database restart; after that the sweep finds the items still unread.
-READ_BACKOFF_SECONDS, READ_BACKOFF_MAX_SECONDS, READ_RETRIES = 2, 60, 8
+READ_BACKOFF_SECONDS, READ_BACKOFF_MAX_SECONDS, TASK_RETRIES = 2, 60, 8
 BUILD_BACKOFF_SECONDS, BUILD_RETRIES = 30, 3  # a failed own-index build; the beat asks again a minute later anyway
 SWEEP_AFTER_SECONDS = 30  # a read queued less than this ago is most likely still on its way
 
 
 @shared_task(autoretry_for=(Exception,), retry_backoff=READ_BACKOFF_SECONDS,
-             retry_backoff_max=READ_BACKOFF_MAX_SECONDS, max_retries=READ_RETRIES)
-def read_items(end_user_id: int, item_pks: list[int]) -> int:
+             retry_backoff_max=READ_BACKOFF_MAX_SECONDS, max_retries=TASK_RETRIES)
+def read_items(end_user_id: int, item_pks: list[int], attempt: int = 0) -> int:
     """Read the given items of one end user's memory; safe to run again, or at the same time as another
-    read of them. Nothing to do when the end user has been erased since."""
+    read of them. Nothing to do when the end user has been erased since.
+
+    The task as a whole is retried when it fails (the database or the model away). An item whose own read
+    raises is set aside while the rest are read, read again alone READ_RETRIES times with backoff, then
+    marked failed (read/failures.py).
+    """
     memory = Memory.of_end_user(end_user_id)
-    return pipeline.read_items(memory, item_pks) if memory else 0
+    if memory is None:
+        return 0
+    failures: dict[int, tuple[int, str]] = {}
+    done = pipeline.read_items(memory, item_pks, failures)
+    if failures and attempt < READ_RETRIES:
+        read_items.apply_async(args=[end_user_id, sorted(failures)], kwargs={"attempt": attempt + 1},
+                               countdown=settings.READ_RETRY_BACKOFF_SECONDS * 2**attempt)
+    elif failures:
+        failed.mark_failed(memory, failures)
+        log.warning("Marked %d items failed after %d retries", len(failures), READ_RETRIES)
+    return done
 
 
 @shared_task

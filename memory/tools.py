@@ -24,7 +24,7 @@ from .limits import (
 )
 from .outcome import Outcome
 from .selectors import memory_in_scope
-from .validation import date_schema, validate
+from .validation import ONE_LINE_PATTERN, date_schema, validate
 
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
 
@@ -65,6 +65,11 @@ def text(description: str, max_length: int = TEXT_MAX, min_length: int = 1) -> d
     return {"type": "string", "minLength": min_length, "maxLength": max_length, "description": description}
 
 
+def line(description: str, max_length: int, min_length: int = 1) -> dict:
+    """A one-line string: no line breaks or bidirectional controls (validation names the bound "one line")."""
+    return {**text(description, max_length, min_length), "pattern": ONE_LINE_PATTERN}
+
+
 def integer(description: str, low: int, high: int, default: int) -> dict:
     return {"type": "integer", "minimum": low, "maximum": high, "default": default, "description": description}
 
@@ -76,15 +81,15 @@ ITEM_SCHEMA = {
                      ITEM_TEXT_MAX),
         "kind": {"type": "string", "enum": list(ITEM_KINDS), "default": DEFAULT_KIND,
                  "description": "message, document or note. Default note."},
-        "id": text("Your id for the item. Sending the same id again edits that item, keeping its earlier text "
+        "id": line("Your id for the item. Sending the same id again edits that item, keeping its earlier text "
                    "as a version. Generated when absent.", ITEM_ID_MAX),
         "at": date_schema("When it was said or written: an ISO day or time. Default now."),
-        "author": text("Who said or wrote it.", ITEM_FIELD_MAX, 0),
-        "role": text("The author's role, such as user or assistant.", ITEM_FIELD_MAX, 0),
-        "session": text("The conversation or run it belongs to; items of one session share a thread.",
+        "author": line("Who said or wrote it.", ITEM_FIELD_MAX, 0),
+        "role": line("The author's role, such as user or assistant.", ITEM_FIELD_MAX, 0),
+        "session": line("The conversation or run it belongs to; items of one session share a thread.",
                         ITEM_FIELD_MAX, 0),
-        "title": text("A title, such as a document's.", ITEM_FIELD_MAX, 0),
-        "about": text("The subject it is about.", ITEM_FIELD_MAX, 0),
+        "title": line("A title, such as a document's.", ITEM_FIELD_MAX, 0),
+        "about": line("The subject it is about.", ITEM_FIELD_MAX, 0),
         "expires": date_schema("When it stops being true: an ISO day or time."),
         "metadata": {"type": "object", "description": "Free JSON, at most 16 KB."},
     },
@@ -279,7 +284,7 @@ TOOLS: list[Tool] = [
         "Everything derived from them goes too. HTTP only.",
         properties={
             "ids": {"type": "array", "minItems": 1, "maxItems": FORGET_IDS_MAX,
-                    "items": text("An item id.", ITEM_ID_MAX), "description": "Item ids to erase."},
+                    "items": line("An item id.", ITEM_ID_MAX), "description": "Item ids to erase."},
             "path": text("A passage file or a directory of them, such as passages/memory/notes/.", NAME_MAX),
             "all": {"type": "boolean", "default": False, "description": "Erase this end user's whole memory."},
         },
@@ -295,7 +300,7 @@ TOOLS: list[Tool] = [
         name="memory_correct",
         title="Correct an item",
         description="Fix an item's text by id, keeping the old text as a version. HTTP only.",
-        properties={"id": text("The item's id.", ITEM_ID_MAX), "text": text("The corrected text.", ITEM_TEXT_MAX)},
+        properties={"id": line("The item's id.", ITEM_ID_MAX), "text": text("The corrected text.", ITEM_TEXT_MAX)},
         required=("id", "text"),
         annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True,
                      "openWorldHint": False},
@@ -307,7 +312,7 @@ TOOLS: list[Tool] = [
         name="memory_versions",
         title="An item's versions",
         description="An item's current text and its earlier versions, oldest first. HTTP only.",
-        properties={"id": text("The item's id.", ITEM_ID_MAX)},
+        properties={"id": line("The item's id.", ITEM_ID_MAX)},
         required=("id",),
         mcp=False,
         run=services.memory_versions,

@@ -8,12 +8,15 @@ answers that echo it (search's and recall's `as_of`).
 """
 
 import json
+import re
 from datetime import UTC, date, datetime, time
 
 from jsonschema import Draft202012Validator
 
 from .errors import InvalidArguments
-from .limits import DATE_MAX, ITEM_METADATA_MAX_BYTES
+from .limits import (
+    DATE_EARLIEST, DATE_LATEST, DATE_MAX, ITEM_METADATA_MAX_BYTES, LINE_BREAKERS, OFFSET_MAX, OFFSET_MIN, ONE_LINE,
+)
 
 
 # An ISO day, or an ISO time that starts with one; parse_date checks the rest.
@@ -38,13 +41,38 @@ class GivenTime(datetime):
                     parsed.microsecond, parsed.tzinfo, fold=parsed.fold)
         value.text = text
         return value
+# A one-line field, as its schema declares it. The schema's `$` lets one trailing line feed through (Python's
+# re.search), so validate() checks every such field again with _BREAKS, which misses nothing.
+ONE_LINE_PATTERN = f"^[^{LINE_BREAKERS}]*$"
+_BREAKS = re.compile(f"[{LINE_BREAKERS}]")
+# A lone surrogate (json.loads reads "\ud800" into one) cannot be stored, logged or encoded as UTF-8.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# A key a caller chose (metadata's, an unknown field's) is named in a refusal only when it is plainly a name.
+_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$")
+_JSON_TYPES = {str: "a string", bool: "a boolean", int: "an integer", float: "a number", list: "an array",
+               dict: "an object", type(None): "null"}
 
 
 def _field(path) -> str:
     out = ""
     for part in path:
+        if not isinstance(part, int) and not _PLAIN_KEY.match(part):
+            part = "?"  # never echo a caller's key that is not plainly a name
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out or "arguments"
+
+
+def _got(value) -> str:
+    """What a refused value was, without the value: its JSON type."""
+    return _JSON_TYPES.get(type(value), "another type")
+
+
+ONE_LINE_MESSAGE = "one line: no line breaks, tabs or other control characters, nor bidirectional controls"
+
+
+def one_line_refused(field: str) -> InvalidArguments:
+    """The refusal of a line break or bidirectional control in a one-line field."""
+    return InvalidArguments(f"{field}: {ONE_LINE_MESSAGE}", field=field, bound=ONE_LINE)
 
 
 def _describe(error) -> dict:
@@ -56,34 +84,39 @@ def _describe(error) -> dict:
         message = f"{field}: at least {bound} character{'s' if bound != 1 else ''}, so it cannot be empty"
     elif v in ("maximum", "minimum"):
         low, high = error.schema.get("minimum"), error.schema.get("maximum")
-        message = f"{field}: from {low} to {high} (got {inst})"
+        message = f"{field}: from {low} to {high} (got a {'larger' if v == 'maximum' else 'smaller'} number)"
     elif v in ("maxItems", "minItems"):
         low, high = error.schema.get("minItems"), error.schema.get("maxItems")
         message = f"{field}: {low} to {high} entries (got {len(inst)})"
     elif v == "additionalProperties":
         allowed = sorted(error.schema.get("properties", {}))
         extra = sorted(set(inst) - set(allowed))
-        field = f"{field}.{extra[0]}" if field != "arguments" else extra[0]
+        name = extra[0] if _PLAIN_KEY.match(extra[0]) else "?"
+        field = f"{field}.{name}" if field != "arguments" else name
         message = f"{field}: not a known field; the fields are {', '.join(allowed) or 'none'}"
     elif v == "required":
         name = error.message.split("'")[1]
         field = f"{field}.{name}" if field != "arguments" else name
         message = f"{field}: required"
     elif v == "type":
-        message = f"{field}: must be {'an' if bound in ('integer', 'array', 'object') else 'a'} {bound}"
+        message = (f"{field}: must be {'an' if bound in ('integer', 'array', 'object') else 'a'} {bound} "
+                   f"(got {_got(inst)})")
     elif v == "pattern" and bound == DATE_PATTERN:
-        message = f"{field}: not an ISO day (YYYY-MM-DD) or ISO time (got {inst!r})"
+        message = f"{field}: not an ISO day (YYYY-MM-DD) or ISO time"
         bound = "ISO 8601"
+    elif v == "pattern" and bound == ONE_LINE_PATTERN:
+        message, bound = f"{field}: {ONE_LINE_MESSAGE}", ONE_LINE
     elif v == "enum":
-        message = f"{field}: one of {', '.join(map(str, bound))} (got {inst!r})"
-    else:
-        message = f"{field}: {error.message}"
+        message = f"{field}: one of {', '.join(map(str, bound))}"
+    else:  # jsonschema's own message quotes the value: name the rule instead
+        message = f"{field}: breaks the schema's {v} rule"
     return {"field": field, "message": message, "bound": bound if v != "type" else None}
 
 
 def parse_date(value: str, field: str) -> GivenTime:
     """An ISO day (YYYY-MM-DD, read as its midnight UTC) or an ISO time starting with one (UTC when it names
-    no offset), keeping `value` as its text; InvalidArguments naming `field` when it is neither."""
+    no offset), that the stack can hold: an offset from OFFSET_MIN to OFFSET_MAX, and a UTC value from
+    DATE_EARLIEST to DATE_LATEST; kept with `value` as its text. InvalidArguments naming `field` otherwise."""
     try:
         if len(value) == ISO_DAY_LENGTH:
             parsed = datetime.combine(date.fromisoformat(value), time(), tzinfo=UTC)
@@ -91,9 +124,20 @@ def parse_date(value: str, field: str) -> GivenTime:
             parsed = datetime.fromisoformat(value)
     except ValueError:
         raise InvalidArguments(
-            f"{field}: not an ISO day (YYYY-MM-DD) or ISO time (got {value!r})", field=field, bound="ISO 8601"
+            f"{field}: not an ISO day (YYYY-MM-DD) or ISO time", field=field, bound="ISO 8601"
         ) from None
-    return GivenTime.given(parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC), value)
+    parsed = parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    if not OFFSET_MIN <= parsed.utcoffset() <= OFFSET_MAX:
+        raise InvalidArguments(f"{field}: a UTC offset from -12:00 to +14:00", field=field,
+                               bound="-12:00 to +14:00")
+    try:
+        parsed.astimezone(UTC)  # year 0 or 10000 in UTC overflows here
+    except OverflowError:
+        parsed = None
+    if parsed is None or not DATE_EARLIEST <= parsed <= DATE_LATEST:
+        raise InvalidArguments(f"{field}: from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z in UTC",
+                               field=field, bound=f"{DATE_EARLIEST.isoformat()} to {DATE_LATEST.isoformat()}")
+    return GivenTime.given(parsed, value)
 
 
 def _parse_dates(schema: dict, value, path: list):
@@ -124,6 +168,9 @@ def validate(schema: dict, arguments) -> dict:
         first = described[0]
         raise InvalidArguments(first["message"], field=first["field"], bound=first["bound"], errors=described)
     _check_nul(arguments, [])
+    for field, value in _with_pattern(ONE_LINE_PATTERN, schema, arguments, []):
+        if _BREAKS.search(value):
+            raise one_line_refused(field)
     parsed = _parse_dates(schema, arguments, [])
     items = arguments.get("items") if isinstance(arguments, dict) else None
     if isinstance(items, list):
@@ -131,12 +178,30 @@ def validate(schema: dict, arguments) -> dict:
     return parsed
 
 
+def _with_pattern(pattern: str, schema: dict, value, path: list):
+    """Yield (field, value) for every string whose schema has `pattern`."""
+    if isinstance(value, str) and schema.get("pattern") == pattern:
+        yield _field(path), value
+    elif isinstance(value, dict):
+        for name, sub in schema.get("properties", {}).items():
+            if name in value:
+                yield from _with_pattern(pattern, sub, value[name], [*path, name])
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for i, entry in enumerate(value):
+            yield from _with_pattern(pattern, schema["items"], entry, [*path, i])
+
+
 def _check_nul(value, path: list) -> None:
-    """PostgreSQL stores no NUL character in text or JSON: refuse it by name rather than fail later."""
+    """PostgreSQL stores no NUL character in text or JSON, and no string holds a lone surrogate in UTF-8:
+    refuse either by name rather than fail later (or echo it back in an error)."""
     if isinstance(value, str):
         if "\x00" in value:
             field = _field(path)
             raise InvalidArguments(f"{field}: cannot contain a NUL (\\u0000) character", field=field)
+        if _SURROGATE.search(value):
+            field = _field(path)
+            raise InvalidArguments(f"{field}: not valid Unicode: it holds a lone surrogate (\\ud800 to \\udfff)",
+                                   field=field, bound="Unicode")
     elif isinstance(value, dict):
         for key, sub in value.items():
             _check_nul(key, [*path, key])

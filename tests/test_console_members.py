@@ -76,6 +76,8 @@ def test_a_new_person_signs_up_from_the_link_and_joins(alice, project):
     page = html(visitor.get(link))
     assert "Join Alice Co" in page and "dana%40example.com" in page
     visitor.post("/signup", {"email": "dana@example.com", "password": "a-long-pass-9", "next": link})
+    finish = re.search(r"http://testserver(/signup/\S+)", mail.outbox[-1].body).group(1)
+    assert visitor.post(finish)["Location"] == link
     response = visitor.post(link)
     assert response["Location"] == f"/projects/{project.slug}"
     assert Membership.objects.get(user__email="dana@example.com", project=project).role == Role.ADMIN

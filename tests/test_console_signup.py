@@ -9,36 +9,62 @@ from accounts.models import Membership, Role, User
 from tests.console import html, logged_in
 
 
-def test_it_signs_up_with_a_first_project(db):
+def sign_up(client, email="Dana@Example.com", **fields):
+    return client.post("/signup", {"email": email, "password": "a-long-pass-9", "project_name": "", **fields})
+
+
+def mailed_link() -> str:
+    return re.search(r"http://testserver(/signup/\S+)", mail.outbox[-1].body).group(1)
+
+
+def test_it_signs_up_with_a_first_project_from_the_mailed_link(db):
     client = Client()
-    response = client.post("/signup", {"email": "Dana@Example.com", "password": "a-long-pass-9", "project_name": ""})
+    response = sign_up(client)
+    assert response["Location"] == "/signup/sent" and not User.objects.exists(), "no account before the link"
+    assert mail.outbox[-1].to == ["dana@example.com"] and "Finish signing up" in mail.outbox[-1].subject
+    link = mailed_link()
+    assert "Create my account" in html(client.get(link)) and not User.objects.exists(), "a GET creates nothing"
+    created = client.post(link)
     user = User.objects.get(email="dana@example.com")
     membership = Membership.objects.get(user=user)
     assert membership.role == Role.OWNER and membership.project.name == "dana's project"
-    assert response.status_code == 302 and response["Location"] == f"/projects/{membership.project.slug}"
-    page = client.get(response["Location"])
+    assert created.status_code == 302 and created["Location"] == f"/projects/{membership.project.slug}"
+    page = client.get(created["Location"])
     assert page.status_code == 200 and "Welcome!" in html(page)
+    assert Client().login(username="dana@example.com", password="a-long-pass-9")
+    assert client.post(link).status_code == 404 and Client().get(link).status_code == 404, "the link works once"
 
 
 def test_it_names_the_first_project(db):
-    Client().post("/signup", {"email": "dana@example.com", "password": "a-long-pass-9", "project_name": "Dana Labs"})
+    client = Client()
+    sign_up(client, email="dana@example.com", project_name="Dana Labs")
+    client.post(mailed_link())
     assert Membership.objects.get(user__email="dana@example.com").project.name == "Dana Labs"
 
 
-def test_it_refuses_a_weak_password_and_a_taken_email(alice):
+def test_it_answers_the_same_whether_or_not_the_email_has_an_account(alice):
+    new, taken = sign_up(Client(), email="dana@example.com"), sign_up(Client(), email="alice@example.com")
+    assert (new.status_code, new["Location"]) == (taken.status_code, taken["Location"]) == (302, "/signup/sent")
+    assert html(Client().get("/signup/sent")).count("Check your email") >= 1
+    exists = mail.outbox[-1]
+    assert exists.to == ["alice@example.com"] and "already have" in exists.subject
+    assert "/password-reset" in exists.body and "/signup/" not in exists.body
+    assert User.objects.filter(email="alice@example.com").count() == 1
+    assert Client().login(username="alice@example.com", password="alice-password-1"), "her password is unchanged"
+
+
+def test_it_refuses_a_weak_password(db):
     weak = Client().post("/signup", {"email": "dana@example.com", "password": "123"})
-    assert weak.status_code == 200 and "too short" in html(weak) and not User.objects.filter(email="dana@example.com").exists()
-    taken = Client().post("/signup", {"email": "alice@example.com", "password": "a-long-pass-9"})
-    assert taken.status_code == 200 and "already exists" in html(taken)
+    assert weak.status_code == 200 and "too short" in html(weak) and not mail.outbox
 
 
 def test_it_goes_to_next_after_signing_up(db):
-    response = Client().post("/signup", {"email": "dana@example.com", "password": "a-long-pass-9",
-                                         "next": "/account/apps"})
-    assert response["Location"] == "/account/apps"
-    offsite = Client().post("/signup", {"email": "erin@example.com", "password": "a-long-pass-9",
-                                        "next": "https://evil.example/"})
-    assert offsite["Location"].startswith("/projects/")
+    client = Client()
+    sign_up(client, email="dana@example.com", next="/account/apps")
+    assert client.post(mailed_link())["Location"] == "/account/apps"
+    offsite = Client()
+    sign_up(offsite, email="erin@example.com", next="https://evil.example/")
+    assert offsite.post(mailed_link())["Location"].startswith("/projects/")
 
 
 def test_the_signup_form_is_csrf_protected(db):

@@ -58,7 +58,8 @@ def test_read_renders_a_passage_file(conversation):
     text = body["text"]
     assert text.startswith(f"# {hit['passage_id']}")
     assert "- at: 2026-03-01T10:00:00+00:00" in text and "- author: Alice" in text and "- items: m1" in text
-    assert text.rstrip().endswith("Alice: I adopted a cat called Miso.")
+    # The body is stored data, so it is quoted: a fenced block after the header lines.
+    assert text.endswith("\n\n```\nAlice: I adopted a cat called Miso.\n```\n")
 
 
 def test_read_serves_the_written_index(conversation):

@@ -5,6 +5,7 @@ import types
 import uuid
 
 import pytest
+from django.core import mail
 from django.test import Client
 
 from accounts.models import User
@@ -108,3 +109,19 @@ def test_without_trusted_proxies_the_forwarded_header_is_ignored(person, setting
     response = Client().post("/login", {"username": person.email, "password": PASSWORD}, REMOTE_ADDR=address,
                              HTTP_X_FORWARDED_FOR=fresh_address())
     assert response.status_code == 429
+
+
+def test_a_locked_out_owner_still_signs_in_through_a_password_reset_link(person, settings):
+    settings.LOGIN_FAILURES_PER_ACCOUNT = 3
+    for _ in range(3):  # someone else, guessing
+        sign_in(person.email, "wrong-guess", fresh_address())
+    refused, _ = sign_in(person.email, PASSWORD, fresh_address())
+    assert refused.status_code == 429
+    owner = Client()
+    owner.post("/password-reset", {"email": person.email})
+    link = re.search(r"http://testserver(/reset/\S+)", mail.outbox[-1].body).group(1)
+    form = owner.get(link, follow=True)
+    done = owner.post(form.redirect_chain[-1][0], {"new_password1": "brand-new-pass-7",
+                                                   "new_password2": "brand-new-pass-7"})
+    assert done["Location"] == "/reset/done" and signed_in(owner), "the reset signs the owner in"
+    assert "You are signed in" in html(owner.get("/reset/done"))

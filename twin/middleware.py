@@ -1,21 +1,26 @@
-"""Refuses an oversized /v1/ body with a JSON answer before anything reads it."""
+"""Requests refused before anything reads them: a malformed Content-Length, an oversized /v1/ body."""
 
 from django.conf import settings
 from django.http import JsonResponse
 
+CONTENT_LENGTH_DIGITS_MAX = 18  # an exabyte: longer is no real length, and int() of 4,300+ digits raises
+
 
 class BodyLimitMiddleware:
+    """A Content-Length that is not a number of bytes is a 400 on every path (a view reading it would
+    otherwise fail); a /v1/ body over DATA_UPLOAD_MAX_MEMORY_SIZE is a 413, answered as JSON."""
+
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        if request.path.startswith("/v1/"):
-            try:
-                size = int(request.META.get("CONTENT_LENGTH") or 0)
-            except ValueError:
-                size = 0
-            if size > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
-                return JsonResponse({"error": "too_large", "message": f"The body is {size:,} bytes; at most "
-                                     f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,}.",
-                                     "bound": settings.DATA_UPLOAD_MAX_MEMORY_SIZE}, status=413)
+        declared = request.META.get("CONTENT_LENGTH") or "0"
+        if not (declared.isascii() and declared.isdigit() and len(declared) <= CONTENT_LENGTH_DIGITS_MAX):
+            return JsonResponse({"error": "bad_request", "message": "Content-Length must be a number of bytes.",
+                                 "field": "Content-Length"}, status=400)
+        size = int(declared)
+        if request.path.startswith("/v1/") and size > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
+            return JsonResponse({"error": "too_large", "message": f"The body is {size:,} bytes; at most "
+                                 f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,}.",
+                                 "bound": settings.DATA_UPLOAD_MAX_MEMORY_SIZE}, status=413)
         return self.get_response(request)

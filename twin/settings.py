@@ -54,6 +54,22 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 TRUSTED_PROXIES = int(os.environ.get("TRUSTED_PROXIES", "0"))
 if TRUSTED_PROXIES:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Where the service runs: "development" (the default: a developer's machine, the test suite) or anything else
+# ("production", "staging"), where settings that only suit a developer are refused at start (the email below).
+TWIN_ENV = os.environ.get("TWIN_ENV", "development").strip().lower()
+DEVELOPMENT = TWIN_ENV == "development"
+# Served over HTTPS, directly or behind TRUSTED_PROXIES that terminate it (then on unless HTTPS=0): cookies
+# only over HTTPS, plain HTTP redirected (but /healthz, which load balancers probe), and HSTS.
+HTTPS = env_bool("HTTPS", bool(TRUSTED_PROXIES))
+if HTTPS:
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
+    SECURE_SSL_REDIRECT = True
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+    SECURE_HSTS_SECONDS = int(os.environ.get("HSTS_SECONDS", str(365 * 24 * 3600)))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("HSTS_INCLUDE_SUBDOMAINS", True)
+    # Asking browsers to preload the domain is the domain owner's choice, made once and hard to undo:
+    # HSTS_PRELOAD=1 makes it; until then the deploy check's reminder (security.W021) is silenced below.
+    SECURE_HSTS_PRELOAD = env_bool("HSTS_PRELOAD")
 
 INSTALLED_APPS = [
     "django.contrib.auth",
@@ -136,7 +152,21 @@ STATIC_ROOT = VAR_DIR / "static"
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise serves from the finders; it wants the folder
 WHITENOISE_USE_FINDERS = True
 
-EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+# Mail (sign-up links, invitations, password resets). The console backend writes those links into the log,
+# which suits a developer only: outside development the service refuses to start with it.
+CONSOLE_EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", CONSOLE_EMAIL_BACKEND)
+if not DEVELOPMENT and EMAIL_BACKEND == CONSOLE_EMAIL_BACKEND:
+    raise ImproperlyConfigured(
+        f"TWIN_ENV={TWIN_ENV}: the console email backend would write sign-up and password-reset links into the "
+        "log. Set EMAIL_BACKEND (e.g. django.core.mail.backends.smtp.EmailBackend with EMAIL_HOST, EMAIL_PORT, "
+        "EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS)."
+    )
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "twin memory <no-reply@localhost>")
 
 # Celery: Redis is the broker; tasks are acknowledged late so a worker that dies mid-read loses nothing.
@@ -158,6 +188,8 @@ CELERY_BEAT_SCHEDULE = {
     "tend-own-indexes": {"task": "memory.tasks.tend_own_indexes", "schedule": 60.0},
     "clear-expired-tokens": {"task": "accounts.tasks.clear_expired_tokens", "schedule": 24 * 3600.0},
 }
+# An item whose read raises is read again after this many seconds, doubled each time (memory.tasks.read_items).
+READ_RETRY_BACKOFF_SECONDS = float(os.environ.get("READ_RETRY_BACKOFF_SECONDS", "2"))
 # From how many passages an end user's memory gets its own search indexes (bench/README.md "Search latency").
 OWN_INDEX_PASSAGES = int(os.environ.get("OWN_INDEX_PASSAGES", "20000"))
 CELERY_TASK_EAGER_PROPAGATES = True
@@ -166,7 +198,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": [],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["twin.json_limits.JSONParser"],  # bounded nesting: a refusal, never a 500
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "accounts.errors.exception_handler",
     "UNAUTHENTICATED_USER": None,
@@ -227,7 +259,7 @@ OAUTH2_PROVIDER = {
     "COMPLIANT_BCP_RFC9700_PKCE_REQUIRED": True,
 }
 # http redirect URIs are loopback-only (RFC 8252 §7.3), enforced at registration: the warning does not apply.
-SILENCED_SYSTEM_CHECKS = ["oauth2_provider.W008"]
+SILENCED_SYSTEM_CHECKS = ["oauth2_provider.W008"] + ([] if HTTPS and SECURE_HSTS_PRELOAD else ["security.W021"])
 # Dynamic client registration: at most this many registrations a minute from one client address.
 OAUTH_REGISTRATIONS_PER_MINUTE = int(os.environ.get("OAUTH_REGISTRATIONS_PER_MINUTE", "30"))
 # Console sign-in: failed attempts allowed in 15 minutes for one email, and from one client address (higher:

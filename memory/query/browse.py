@@ -2,10 +2,11 @@
 
 from datetime import datetime
 
-from django.db.models import Count, Max, Min
+from django.db.models import Count, F, Max, Min
 
 from . import history
 from ..errors import CannotAnswer
+from ..markdown import fenced, inline
 from ..models import Passage
 from ..paths import INDEX_PATH, PLURAL, iso, parse_passage_id, passage_id, subject_path
 from ..selectors import Memory
@@ -30,15 +31,16 @@ def passage_json(p: Passage, **extra) -> dict:
 
 
 def render_passage(p: Passage) -> str:
-    """A passage file: its address, date, author, role, title and item ids, then its text."""
+    """A passage file: its address, date, author, role, title and item ids, then its text, fenced."""
     lines = [f"# {passage_id(p.thread.tid, p.seq)}", "", f"- at: {iso(p.at)}"]
     for name in ("author", "role", "title", "about"):
         if getattr(p, name):
-            lines.append(f"- {name}: {getattr(p, name)}")
+            lines.append(f"- {name}: {inline(getattr(p, name))}")
     if p.expires:
         lines.append(f"- expires: {iso(p.expires)}")
-    lines.append(f"- items: {', '.join(p.item_ids)}")
-    return "\n".join(lines) + "\n\n" + p.text + "\n"
+    lines.append(f"- items: {inline(', '.join(p.item_ids))}")
+    # The text is stored data, quoted: fenced, it cannot add a heading or a list item of ours.
+    return "\n".join(lines) + "\n\n" + fenced(p.text) + "\n"
 
 
 def _dir(path: str) -> str:
@@ -191,7 +193,8 @@ def memory_overview(*, memory: Memory) -> dict:
         "end_user": memory.end_user.external_id,
         "counts": {
             "items": items.count(),
-            "unread_items": items.filter(read_at__isnull=True).count(),
+            "unread_items": items.filter(read_at__isnull=True).exclude(failed_version=F("version")).count(),
+            "failed_items": items.filter(failed_version=F("version")).count(),
             "threads": memory.threads().filter(passages__isnull=False).distinct().count(),
             "passages": sum(by_kind.values()),
             "passages_by_kind": by_kind,

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from ..errors import CannotAnswer
 from ..extraction.attributes import ATTRIBUTES
+from ..markdown import inline
 from ..models import Fact
 from ..paths import iso, subject_key
 from ..selectors import Memory
@@ -147,18 +148,19 @@ def render_subject(memory: Memory, key: str, name: str) -> str:
     """subjects/<name>.md: current facts, then each attribute's history."""
     now = timezone.now()
     found = chains(memory, key)
-    lines = [f"# {name}", "", "## Now"]
+    # Names, attributes and values are stored data: inline() keeps each on its line, starting no block.
+    lines = [f"# {inline(name)}", "", "## Now"]
     for attribute, entries in found.items():
         for e in entries:
             if e.fact.retracted_at is None and e.current_at(now):
-                lines.append(f"- {attribute}: {e.fact.value} (since {e.fact.valid_from.date()}; "
+                lines.append(f"- {inline(attribute)}: {inline(e.fact.value)} (since {e.fact.valid_from.date()}; "
                              f"{e.fact.source_passage or 'source forgotten'})")
     lines += ["", "## History"]
     for attribute, entries in found.items():
-        lines.append(f"### {attribute}")
+        lines.append(f"### {inline(attribute)}")
         for e in entries:
             span = f"{e.fact.valid_from.date()} to {e.until.date() if e.until else 'now'}"
             status = f", retracted {e.fact.retracted_at.date()} ({e.fact.retraction})" if e.fact.retracted_at else ""
-            value = e.fact.value or "(forgotten)"
+            value = inline(e.fact.value) or "(forgotten)"
             lines.append(f"- {value}: {span}; recorded {e.fact.recorded_at.date()}{status}")
     return "\n".join(lines) + "\n"

@@ -7,20 +7,24 @@ and the written index. Idempotent: an item already read at its current version i
 read twice, or concurrently, changes nothing.
 """
 
+import logging
 import re
 from dataclasses import dataclass, field
 
-from django.db import transaction
+from django.db import DataError, transaction
 from django.utils import timezone
 
 from .. import embeddings
 from ..models import Item, Passage, PassageSentence, Thread
 from ..paths import passage_path, thread_id
 from ..selectors import Memory
+from . import failures as failed
 from . import stats
 from .cutting import cut
 from .facts import record_facts
 from .written_index import rewrite_index
+
+log = logging.getLogger(__name__)
 
 _SENTENCE_BOUNDS = re.compile(r"(?<=[.!?])\s+|\s*\[|\]\s*")
 SENTENCE_MIN_CHARS = 4  # shorter pieces ("Ok.", "Hi!") carry nothing a question could match
@@ -144,12 +148,43 @@ def _write(memory: Memory, item_pk: int, version: int, pieces: list[Piece]) -> b
         return True
 
 
-def read_items(memory: Memory, item_pks: list[int]) -> int:
+def _pending(memory: Memory, item_pks: list[int], failures: dict | None) -> list[Item]:
+    """The memory's items among `item_pks` behind their version, oldest first. A row that cannot be loaded
+    (a date stored before dates were bounded) is set aside in `failures`, so the rest are still read."""
+    pending = memory.unread_items(item_pks)
+    try:
+        with transaction.atomic():  # a savepoint: a row psycopg cannot read must not end the transaction
+            return list(pending)
+    except DataError:
+        if failures is None:
+            raise
+    loaded = []
+    for pk, version in pending.order_by("pk").values_list("pk", "version"):
+        try:
+            with transaction.atomic():
+                loaded.append(pending.get(pk=pk))
+        except DataError as error:
+            failures[pk] = (version, failed.reason(error, failed.unreadable_column(memory, pk) or "item"))
+    return loaded
+
+
+def _set_aside(failures: dict | None, item: Item, error: Exception) -> None:
+    """Record why `item`'s read raised, or raise when the caller keeps no failures (or the database is away)."""
+    if failures is None or failed.is_transient(error):
+        raise error
+    failures[item.pk] = (item.version, failed.reason(error))
+    log.warning("The read of item %s raised: %s", item.pk, failures[item.pk][1])
+
+
+def read_items(memory: Memory, item_pks: list[int], failures: dict | None = None) -> int:
     """Read the memory's given items (those behind their version); returns how many were read now.
 
-    Each step is a transaction scoped to the memory; the model embeds between them, holding none."""
+    Each step is a transaction scoped to the memory; the model embeds between them, holding none. With
+    `failures` (a dict), an item whose read raises is set aside there as {pk: (version, reason)} and the rest
+    of the batch is read; without it, the first such error is raised.
+    """
     with memory.scoped():
-        pending = list(memory.unread_items(item_pks))
+        pending = _pending(memory, item_pks, failures)
         if not pending:
             return 0
         # A message's context is the one before it: earlier in this batch, or already in its thread.
@@ -157,15 +192,23 @@ def read_items(memory: Memory, item_pks: list[int]) -> int:
         work = []
         for item in pending:
             key = _thread_key(item)
-            previous = last_in_batch[key] if key in last_in_batch else _previous_text(memory, item)
-            pieces = _pieces(item, previous)
+            try:
+                with transaction.atomic():  # a savepoint: one item's fault leaves the transaction usable
+                    previous = last_in_batch[key] if key in last_in_batch else _previous_text(memory, item)
+                    pieces = _pieces(item, previous)
+            except Exception as error:  # noqa: BLE001 - one item's fault must not stop its batch
+                _set_aside(failures, item, error)
+                continue
             last_in_batch[key] = pieces[-1].text if item.kind != "document" else ""
             work.append((item, pieces))
     _embed([p for _, pieces in work for p in pieces])
     done = 0
     for item, pieces in work:
-        with memory.scoped():
-            done += _write(memory, item.pk, item.version, pieces)
+        try:
+            with memory.scoped():
+                done += _write(memory, item.pk, item.version, pieces)
+        except Exception as error:  # noqa: BLE001 - one item's fault must not stop its batch
+            _set_aside(failures, item, error)
     if done:
         with memory.scoped():
             rewrite_index(memory)

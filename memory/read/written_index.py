@@ -1,7 +1,11 @@
 """index.md, the written index: what this memory holds, rewritten after each read."""
 
+from django.db import IntegrityError, transaction
 from django.db.models import Count, Max, Min
 
+from accounts.models import EndUser
+
+from ..markdown import inline
 from ..models import WrittenIndex
 from ..paths import PLURAL, subject_path
 from ..selectors import Memory
@@ -25,7 +29,7 @@ def render_index(memory: Memory) -> str:
     totals = passages.aggregate(n=Count("id"), first=Min("at"), last=Max("at"))
     items = memory.items().count()
     lines = [
-        f"# Memory of {memory.end_user.external_id}",
+        f"# Memory of {inline(memory.end_user.external_id)}",
         "",
         f"{items} items in {memory.threads().filter(passages__isnull=False).distinct().count()} threads, "
         f"{totals['n']} passages, from {_day(totals['first'])} to {_day(totals['last'])}.",
@@ -50,18 +54,23 @@ def render_index(memory: Memory) -> str:
         span = _day(thread.first) if _day(thread.first) == _day(thread.last) else (
             f"{_day(thread.first)} to {_day(thread.last)}"
         )
-        name = f" \"{thread.title}\"" if thread.title else ""
+        name = f" \"{inline(thread.title)}\"" if thread.title else ""
         lines.append(
             f"- passages/{thread.source}/{PLURAL[thread.kind]}/{thread.tid}/{name}: {thread.n} passages, "
-            f"{span}. {_first_words(opening)}"
+            f"{span}. {inline(_first_words(opening))}"
         )
     people = sorted(memory.subjects().values())
     if people:
         lines += ["", "## Subjects"]
-        lines += [f"- {subject_path(name)}: {name}" for name in people[:THREADS_LISTED]]
+        lines += [f"- {subject_path(name)}: {inline(name)}" for name in people[:THREADS_LISTED]]
     return "\n".join(lines) + "\n"
 
 
 def rewrite_index(memory: Memory) -> None:
-    """Write index.md afresh from what the memory holds now."""
-    WrittenIndex.objects.update_or_create(end_user=memory.end_user, defaults={"text": render_index(memory)})
+    """Write index.md again; nothing when the end user was forgotten meanwhile (a read racing forget all)."""
+    try:
+        with transaction.atomic():
+            WrittenIndex.objects.update_or_create(end_user=memory.end_user, defaults={"text": render_index(memory)})
+    except IntegrityError:
+        if EndUser.objects.filter(pk=memory.end_user.pk).exists():
+            raise

@@ -7,6 +7,7 @@ import urllib.error
 import urllib.request
 from urllib.parse import parse_qs, urlsplit
 
+from django.core import mail
 from playwright.sync_api import expect
 
 from accounts.models import Connection, Role
@@ -43,6 +44,10 @@ def test_sign_up_make_a_key_save_search_see_the_passage_and_revoke(page, live_se
     page.fill("#id_project_name", "Dana Labs")
     shot(page, "01-sign-up")
     page.get_by_role("button", name="Sign up").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Check your email")
+    link = re.search(r"https?://[^/\s]+(/signup/\S+)", mail.outbox[-1].body).group(1)
+    page.goto(link)
+    page.get_by_role("button", name="Create my account").click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("Dana Labs")
     shot(page, "02-project-overview")
     slug = urlsplit(page.url).path.strip("/").split("/")[1]

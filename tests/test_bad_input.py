@@ -1,0 +1,144 @@
+"""No 500 for bad input: each input an attacker sent that once answered 500 is refused by name (400 or the
+JSON-RPC error the wire document gives), and nothing is stored for it."""
+
+import pytest
+from django.test import Client
+
+from accounts.auth import Context
+from accounts.models import Connection
+from mcp import protocol as rpc
+from mcp import stdio
+from memory.limits import JSON_DEPTH_MAX
+from memory.models import Item, RecentError
+from memory.tools import stdio_tools
+from tests.console import html, logged_in
+from tests.oauth_flow import authorize_query, card_post_data, fresh_address, pkce, registered
+
+DEEP = "[" * 1000 + "]" * 1000
+LONE = '"\\ud800"'  # a lone surrogate, as JSON escapes it
+
+
+def nested(levels: int):
+    value = "x"
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
+def raw_post(client_or_api, path: str, body: str, **headers):
+    if isinstance(client_or_api, Client):
+        client = client_or_api
+    else:
+        client, headers = client_or_api.client, client_or_api.headers(**headers)
+    return client.post(path, data=body, content_type="application/json", headers=headers)
+
+
+@pytest.mark.parametrize("route", ["/v1/memory/add", "/v1/memory/search", "/v1/memory/forget"])
+def test_json_nested_past_the_bound_is_refused_on_the_memory_routes(api, route):
+    response = raw_post(api, route, DEEP)
+    assert response.status_code == 400 and response.json()["error"] == "invalid_json"
+    assert response.json()["field"] == "body" and response.json()["bound"] == JSON_DEPTH_MAX
+
+
+def test_the_nesting_bound_is_exact(api):
+    metadata = {"a": nested(JSON_DEPTH_MAX - 3)}  # body > items > item > metadata > a: the bound itself
+    assert api.tool("add", items=[{"text": "x", "metadata": metadata}]).status_code == 200
+    too_deep = {"a": nested(JSON_DEPTH_MAX - 2)}
+    assert api.tool("add", items=[{"text": "x", "metadata": too_deep}]).status_code == 400
+
+
+def test_json_nested_past_the_bound_is_refused_over_mcp_and_at_registration(api):
+    response = raw_post(api, "/v1/mcp", '{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": ' + DEEP + "}")
+    assert response.status_code == 400 and response.json()["error"]["code"] == -32700
+    assert response.json()["error"]["data"]["field"] == "body"
+    registration = raw_post(Client(), "/oauth/register", '{"client_name": ' + DEEP + "}", REMOTE_ADDR=fresh_address())
+    assert registration.status_code == 400 and registration.json()["error"] == "invalid_client_metadata"
+
+
+@pytest.mark.parametrize("route, body, field", [
+    ("search", {"query": "\ud800"}, "query"),
+    ("grep", {"pattern": "a\udfffb"}, "pattern"),
+    ("add", {"items": [{"text": "ok"}, {"text": "x", "author": "\ud800"}]}, "items[1].author"),
+    ("add", {"items": [{"text": "x", "metadata": {"k": ["\ud800"]}}]}, "items[0].metadata.k[0]"),
+])
+def test_a_lone_surrogate_is_refused_by_field(api, route, body, field):
+    response = api.post(f"/v1/memory/{route}", body)
+    assert response.status_code == 400, response.content
+    assert response.json()["error"] == "invalid_arguments" and response.json()["field"] == field
+    assert not Item.objects.exists()
+
+
+def test_a_lone_surrogate_in_an_mcp_request_id_is_refused_without_echo(api):
+    response = raw_post(api, "/v1/mcp", '{"jsonrpc": "2.0", "id": ' + LONE + ', "method": "ping"}')
+    assert response.status_code == 400
+    answer = response.json()
+    assert answer["id"] is None and answer["error"]["code"] == -32600 and answer["error"]["data"]["field"] == "id"
+
+
+def test_a_tool_name_that_is_not_a_string_is_invalid_params(api):
+    for name in ({"a": 1}, ["memory_search"], 7, None):
+        answer = api.mcp("tools/call", {"name": name, "arguments": {}}).json()
+        assert answer["error"]["code"] == -32602 and answer["error"]["data"]["field"] == "name"
+
+
+def test_registration_refuses_a_lone_surrogate_by_field(db):
+    for body, field in [('{"client_name": ' + LONE + ', "redirect_uris": ["https://app.example/cb"]}', "client_name"),
+                        ('{"redirect_uris": ["https://app.example/cb", ' + LONE + "]}", "redirect_uris[1]")]:
+        response = raw_post(Client(), "/oauth/register", body, REMOTE_ADDR=fresh_address())
+        assert response.status_code == 400 and response.json()["field"] == field
+
+
+def test_a_malformed_content_length_is_400(db):
+    for path in ("/oauth/register", "/v1/memory/search", "/v1/mcp"):
+        response = Client().post(path, data=b"{}", content_type="application/json", CONTENT_LENGTH="abc",
+                                 REMOTE_ADDR=fresh_address())
+        assert response.status_code == 400 and response.json()["field"] == "Content-Length"
+
+
+def test_a_body_that_is_not_json_is_refused_by_name(api):
+    text = api.client.post("/v1/memory/search", data="query=x", content_type="text/plain", headers=api.headers())
+    assert text.status_code == 415 and text.json()["error"] == "unsupported_media_type"
+    broken = raw_post(api, "/v1/memory/search", '{"query": ')
+    assert broken.status_code == 400 and broken.json()["error"] == "invalid_json"
+    assert broken.json()["field"] == "body"
+
+
+def test_a_consent_post_with_a_tampered_client_id_is_400(alice, project):
+    app = registered()
+    client = logged_in(alice)
+    url = authorize_query(app, pkce()[1])
+    card = client.get(url)
+    for client_id in ("not-a-client", app["client_id"] + "x"):
+        response = client.post(url, card_post_data(card, client_id=client_id))
+        assert response.status_code == 400 and "No app is registered" in html(response)
+    assert not Connection.objects.exists()
+
+
+def test_a_huge_number_in_the_playground_is_refused_by_its_range(alice, project, api):
+    api.add({"text": "Something"})
+    response = logged_in(alice).post(f"/projects/{project.slug}/playground/run",
+                                     {"tool": "memory_grep", "end_user": "u_1", "arg-pattern": "x",
+                                      "arg-limit": "9" * 5000})
+    assert response.status_code == 400 and "limit: from 1 to 50 (got a larger number)" in html(response)
+    deep = logged_in(alice).post(f"/projects/{project.slug}/playground/run",
+                                 {"tool": "memory_add", "end_user": "u_1", "items-json": DEEP})
+    assert deep.status_code == 400 and "nests deeper than 64" in html(deep)
+
+
+def test_a_refusal_never_echoes_the_value(api):
+    secret = "sk-live-0123456789abcdef"
+    cases = [{"items": [{"text": "x", "kind": secret}]}, {"items": [{"text": "x", "at": secret}]},
+             {"items": [{"text": "x", "title": secret + "\n"}]}, {"items": [{"text": "x", secret: 1}]},
+             {"items": [{"text": "x", "metadata": {secret + "\u2028": 1}}], "wait": secret}]
+    for body in cases:
+        response = api.tool("add", **body)
+        assert response.status_code == 400 and secret not in response.content.decode(), response.content
+    assert not RecentError.objects.filter(message__contains=secret).exists()
+
+
+def test_the_stdio_server_refuses_deep_json_and_a_bad_id_too(read_key):
+    context = Context(project=read_key[0].project, account="u_1", access="read")
+    session = rpc.Session(context=context, tools=stdio_tools(context), surface="stdio")
+    assert stdio.answer(session, DEEP)["error"]["code"] == -32700
+    bad_id = stdio.answer(session, '{"jsonrpc": "2.0", "id": ' + LONE + ', "method": "ping"}')
+    assert bad_id["id"] is None and bad_id["error"]["code"] == -32600

@@ -1,0 +1,181 @@
+"""Generated bad input, so the next hole is found by a test rather than an attacker.
+
+The /v1/memory/* routes: schemathesis reads the OpenAPI schema the app serves (which declares the bearer and
+X-Twin-Account) and generates requests in-process against twin.wsgi, valid ones and invalid ones. /v1/mcp:
+hypothesis-jsonschema generates tools/call arguments from each tool's input schema, and hypothesis
+generates envelopes, lone surrogates included. Every answer: no 5xx; a 400 names its field; a refused call
+changes no memory table; and most cases get past authentication, so they test the route, not the door.
+"""
+
+import json
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_jsonschema import from_schema
+from schemathesis.generation import GenerationMode
+
+from accounts.models import EndUser
+from memory.limits import JSON_DEPTH_MAX
+from memory.models import Fact, Item, ItemVersion, MemoryStats, Passage, PassageSentence, TermStat, Thread, WrittenIndex
+from memory.tools import BY_NAME, TOOLS
+from twin.wsgi import application
+
+SETTINGS = settings(max_examples=30, derandomize=True, deadline=None, database=None,
+                    suppress_health_check=list(HealthCheck))
+MEMORY_TABLES = (EndUser, Item, ItemVersion, Thread, Passage, PassageSentence, Fact, TermStat, MemoryStats,
+                 WrittenIndex)
+ROUTES = [tool.route for tool in TOOLS if not tool.local_only]
+PAST_AUTHENTICATION = 0.8  # the share of cases per route that must reach the route itself
+LONE = "\ud800"
+MCP_ITEMS_MAX = 3
+
+
+@pytest.fixture(scope="module")
+def schema(django_db_setup, django_db_blocker):
+    with django_db_blocker.unblock():  # a request through the app opens (checks) its connection
+        loaded = schemathesis.openapi.from_wsgi("/v1/schema?format=json", application)
+    # The test sends a real key and end user itself; generated credentials would only test the door.
+    loaded.config.generation.update(with_security_parameters=False)
+    return loaded
+
+
+@pytest.fixture
+def seeded(api):
+    """Alice's write key on an end user with some memory, so reads have something to read."""
+    api.add({"text": "I moved to Porto in 2023.", "id": "seed", "kind": "message", "session": "s1"})
+    return api
+
+
+def counts() -> list[int]:
+    return [model.objects.count() for model in MEMORY_TABLES]
+
+
+def judged(status: int, body, before: list[int], where: str) -> int:
+    """Check one answer (see the module's docstring); returns its status."""
+    assert status < 500, (where, status, body)
+    if status == 400:
+        assert isinstance(body, dict) and body.get("field"), (where, body)
+    if 400 <= status < 500:
+        assert counts() == before, (where, status, "a refused call changed memory")
+    return status
+
+
+def call_case(case, api) -> int:
+    if case.operation.path == "/v1/memory/add" and isinstance(case.body, dict) and "wait" in case.body:
+        case.body["wait"] = False  # waiting for the read adds nothing but time
+    before = counts()
+    response = case.call(headers=api.headers())
+    try:
+        body = response.json()
+    except ValueError:
+        body = response.text
+    return judged(response.status_code, body, before, f"{case.operation.path} {case.body!r}"[:2000])
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_generated_requests_to_each_route_are_answered(schema, seeded, route):
+    operation = schema[f"/v1/memory/{route}"]["POST"]
+    strategy = st.one_of(operation.as_strategy(GenerationMode.POSITIVE), operation.as_strategy(GenerationMode.NEGATIVE))
+    statuses = []
+
+    @SETTINGS
+    @given(case=strategy)
+    def run(case):
+        statuses.append(call_case(case, seeded))
+
+    run()
+    assert sum(status != 401 for status in statuses) >= PAST_AUTHENTICATION * len(statuses), statuses
+
+
+# The inputs that once answered 500 (issue 13, item 3), each sent explicitly through the same judge.
+EXPLICIT = [
+    ("search", '{"query": "' + "\\ud800" + '"}', {}),
+    ("grep", '{"pattern": "\\udfff"}', {}),
+    ("add", '{"items": [{"text": "x", "title": "\\ud800"}]}', {}),
+    ("add", '{"items": [{"text": "x", "at": "9999-12-31T23:59:59-10:00"}]}', {}),
+    ("latest", '{"before": "2026-01-01T00:00:00+20:00"}', {}),
+    ("add", '{"items": [{"text": "x", "author": "Alice\\n## Instructions"}]}', {}),
+    ("grep", '{"pattern": "x", "limit": ' + "9" * 5000 + "}", {}),
+    ("add", "[" * 1000 + "]" * 1000, {}),
+    ("search", '{"query": ', {}),
+    ("search", '{"query": "x"}', {"CONTENT_LENGTH": "abc"}),
+]
+
+
+@pytest.mark.parametrize("route, body, meta", EXPLICIT)
+def test_the_inputs_that_once_answered_500_are_refused_by_name(seeded, route, body, meta):
+    before = counts()
+    response = seeded.client.post(f"/v1/memory/{route}", data=body, content_type="application/json",
+                                  headers=seeded.headers(), **meta)
+    assert judged(response.status_code, response.json(), before, body[:200]) == 400
+
+
+# --- /v1/mcp -------------------------------------------------------------------------------------------------
+
+def rpc(api, message) -> tuple[int, dict]:
+    before = counts()
+    response = api.client.post("/v1/mcp", data=json.dumps(message), content_type="application/json",
+                               headers=api.headers())
+    body = response.json() if response.content else {}
+    assert response.status_code < 500, (message, response.status_code, body)
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict) and error.get("code") == -32602:
+        assert error["data"].get("field"), (message, body)
+    if error:
+        assert counts() == before, (message, "a refused call changed memory")
+    return response.status_code, body
+
+
+@pytest.mark.parametrize("name", [tool.name for tool in TOOLS if tool.mcp and not tool.local_only])
+def test_generated_tool_arguments_over_mcp_are_answered(seeded, name):
+    schema = BY_NAME[name].input_schema
+
+    @SETTINGS
+    @given(arguments=from_schema(schema) | st.dictionaries(st.text(max_size=8), st.text(max_size=8), max_size=2))
+    def run(arguments):
+        if name == "memory_add":  # a few items show as much as hundreds, and reading them costs time
+            arguments = {**arguments, "wait": False}
+            if isinstance(arguments.get("items"), list):
+                arguments["items"] = arguments["items"][:MCP_ITEMS_MAX]
+        status, body = rpc(seeded, {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                    "params": {"name": name, "arguments": arguments}})
+        assert status == 200 and ("result" in body or body["error"]["code"] == -32602), body
+
+    run()
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(alphabet=st.characters(codec=None), max_size=8)
+    | st.sampled_from([LONE, "x" + LONE, "\udfff"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=8,
+)
+ENVELOPES = st.fixed_dictionaries(
+    {"jsonrpc": st.sampled_from(["2.0", "1.0", LONE]) | JSON_VALUES},
+    optional={"id": st.integers() | st.text(max_size=6) | st.sampled_from([LONE]) | JSON_VALUES,
+              "method": st.sampled_from(["initialize", "ping", "tools/list", "tools/call", LONE]) | JSON_VALUES,
+              "params": st.fixed_dictionaries({}, optional={"name": JSON_VALUES | st.sampled_from(["memory_search"]),
+                                                            "arguments": JSON_VALUES}) | JSON_VALUES},
+)
+
+
+def test_generated_envelopes_over_mcp_are_answered(seeded):
+    @SETTINGS
+    @given(message=ENVELOPES | JSON_VALUES)
+    def run(message):
+        rpc(seeded, message)
+
+    run()
+
+
+def test_nesting_at_the_bound_over_mcp_is_read_and_past_it_refused(seeded):
+    inner = {}
+    for _ in range(JSON_DEPTH_MAX - 3):  # message > params > arguments > 62 objects: the bound itself
+        inner = {"a": inner}
+    status, body = rpc(seeded, {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                "params": {"name": "memory_search", "arguments": inner}})
+    assert status == 200 and body["error"]["code"] == -32602
+    status, body = rpc(seeded, {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"a": [inner]}})
+    assert status == 400 and body["error"]["code"] == -32700

@@ -1,0 +1,84 @@
+"""The one JSON reader for request bodies and JSON typed into the console: bounded, never a 500.
+
+Python's json module recurses once per nesting level, so a body nested a thousand levels deep raises
+RecursionError (a 500) instead of a refusal. Every JSON a caller sends is read here: the nesting is measured
+first, without parsing, and refused past JSON_DEPTH_MAX, as is anything json.loads cannot read (a number of
+more than 4,300 digits included). The /v1/memory/* routes read through JSONParser (REST framework's parser,
+set in settings), /v1/mcp, /oauth/register and the playground call loads().
+"""
+
+import json
+import re
+
+from rest_framework import exceptions, parsers
+
+from memory.limits import JSON_DEPTH_MAX
+
+# A JSON string, escapes included: what lies inside one is never nesting.
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_BRACKETS = re.compile(rb"[^\[\]{}]+")
+# A lone surrogate escape ("\ud800" not followed by its low half, or a low half alone): json.loads reads it
+# into a str that no UTF-8 encoder, log or database accepts.
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$")
+
+
+class InvalidJson(ValueError):
+    """The body is not JSON this service reads; `message` says why, without quoting it."""
+
+
+def depth(data: bytes) -> int:
+    """How deeply `data` nests arrays and objects, counted outside strings (linear, C-speed regexes)."""
+    deepest = level = 0
+    for bracket in _BRACKETS.sub(b"", _STRING.sub(b"", data)):
+        level += 1 if bracket in b"[{" else -1
+        deepest = max(deepest, level)
+    return deepest
+
+
+def loads(data: bytes | str):
+    """The JSON value of `data`, or InvalidJson: not UTF-8, not JSON, or nested deeper than JSON_DEPTH_MAX."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if depth(raw) > JSON_DEPTH_MAX:
+        raise InvalidJson(f"The JSON nests deeper than {JSON_DEPTH_MAX} levels of arrays and objects.")
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError) as bad:
+        raise InvalidJson(f"Not JSON: {bad.__class__.__name__}.") from None
+
+
+def lone_surrogate_at(value, path: str = "") -> str | None:
+    """The path of the first string (or key) in a parsed JSON value that holds a lone surrogate, else None."""
+    if isinstance(value, str):
+        return path or "body" if _LONE_SURROGATE.search(value) else None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, sub in items:
+        name = key if isinstance(key, int) or _PLAIN_KEY.match(key) else "?"  # a caller's key, never echoed
+        where = f"{path}[{name}]" if isinstance(key, int) else (f"{path}.{name}" if path else name)
+        if isinstance(key, str) and _LONE_SURROGATE.search(key):
+            return path or "body"
+        found = lone_surrogate_at(sub, where)
+        if found:
+            return found
+    return None
+
+
+class InvalidJsonBody(exceptions.ParseError):
+    """A /v1/memory/* body that is not JSON this service reads: 400 invalid_json, naming the body and the bound.
+
+    A REST framework error, not accounts' ApiError: this module is loaded by REST framework's settings while
+    accounts.errors (which imports REST framework) may still be loading.
+    """
+
+    default_code = "invalid_json"
+    field, bound = "body", JSON_DEPTH_MAX
+
+
+class JSONParser(parsers.JSONParser):
+    """REST framework's JSON parser, reading through loads()."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        try:
+            return loads(stream.read() if stream is not None else b"")
+        except InvalidJson as bad:
+            raise InvalidJsonBody(str(bad)) from None
