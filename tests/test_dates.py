@@ -10,6 +10,7 @@ import pytest
 from accounts.services import end_user_get_or_create
 from memory.limits import READ_RETRIES
 from memory.models import Item
+from memory.selectors import scoped
 from memory.tasks import read_items
 from tests.conftest import TEST_QUEUE
 from tests.console import html, logged_in
@@ -27,7 +28,7 @@ ROUTES = [("add", lambda d: {"items": [{"text": "x", "at": d}]}, "items[0].at"),
 
 
 @pytest.mark.parametrize("route, body, field", ROUTES, ids=[f"{r}-{f}" for r, _, f in ROUTES])
-def test_every_date_field_refuses_what_the_stack_cannot_hold(api, route, body, field):
+def test_every_date_field_refuses_what_the_stack_cannot_hold(api, project, route, body, field):
     api.add({"text": "Something to search", "id": "seed"})
     for value in OUT_OF_RANGE:
         response = api.post(f"/v1/memory/{route}", body(value))
@@ -35,7 +36,8 @@ def test_every_date_field_refuses_what_the_stack_cannot_hold(api, route, body, f
         answer = response.json()
         assert answer["error"] == "invalid_arguments" and answer["field"] == field
         assert value not in answer["message"]
-    assert Item.objects.count() == 1
+    with scoped(project.pk):
+        assert Item.objects.count() == 1
 
 
 def test_mcp_refuses_it_by_field_too(api):
@@ -64,30 +66,35 @@ def test_an_item_whose_read_raises_is_marked_failed_and_its_batch_is_read(api, a
                     {"text": "I adopted a cat called Miso.", "id": "good"}, wait=False)
     assert [i["status"] for i in saved["items"]] == ["added", "added"]
     assert api.tool("grep", pattern="Miso").json()["found"] == 1, "the rest of the batch is read"
-    bad = Item.objects.get(external_id="bad")
+    with scoped(project.pk):
+        bad = Item.objects.get(external_id="bad")
     assert bad.is_failed and not bad.is_read and bad.failed_reason == "ValueError in facts"
     assert overview(api)["failed_items"] == 1 and overview(api)["unread_items"] == 0
     page = html(logged_in(alice).get(f"/projects/{project.slug}/end-users/u_1"))
     assert "Could not be read" in page
     # Edited, it is a new version and is read again.
     api.add({"text": "I live in Paris.", "id": "bad", "at": "9999-12-31"})
-    assert overview(api)["failed_items"] == 0 and Item.objects.get(external_id="bad").is_read
+    assert overview(api)["failed_items"] == 0
+    with scoped(project.pk):
+        assert Item.objects.get(external_id="bad").is_read
 
 
 def test_a_row_stored_before_dates_were_bounded_fails_by_field(api, project):
     end_user = end_user_get_or_create(project=project, external_id="u_1")
     year_10000 = datetime(9999, 12, 31, 23, 59, tzinfo=timezone(timedelta(hours=-10)))
-    legacy = Item.objects.create(end_user=end_user, external_id="old", kind="note", text="x", at=year_10000)
-    fine = Item.objects.create(end_user=end_user, external_id="fine", kind="note", text="Readable",
-                               at=datetime(2026, 1, 1, tzinfo=timezone.utc))
-    read_items.delay([legacy.pk, fine.pk])
-    assert Item.objects.get(pk=fine.pk).is_read
-    assert Item.objects.filter(pk=legacy.pk).values_list("failed_reason", flat=True).get() == "DataError in at"
+    with scoped(project.pk, end_user.pk):
+        legacy = Item.objects.create(end_user=end_user, external_id="old", kind="note", text="x", at=year_10000)
+        fine = Item.objects.create(end_user=end_user, external_id="fine", kind="note", text="Readable",
+                                   at=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    read_items.delay(end_user.pk, [legacy.pk, fine.pk])
+    with scoped(project.pk, end_user.pk):
+        assert Item.objects.get(pk=fine.pk).is_read
+        assert Item.objects.filter(pk=legacy.pk).values_list("failed_reason", flat=True).get() == "DataError in at"
     assert overview(api)["failed_items"] == 1
 
 
 @pytest.mark.worker
-def test_a_real_worker_retries_with_backoff_then_marks_it_failed(api):
+def test_a_real_worker_retries_with_backoff_then_marks_it_failed(api, project):
     celery_app.conf.task_always_eager = False
     try:
         with running_worker(TEST_QUEUE, READ_RETRY_BACKOFF_SECONDS="0.1") as log:
@@ -100,6 +107,7 @@ def test_a_real_worker_retries_with_backoff_then_marks_it_failed(api):
             text = log.read_text()
     finally:
         celery_app.conf.task_always_eager = True
-    bad = Item.objects.get(external_id="bad")
+    with scoped(project.pk):
+        bad, good = Item.objects.get(external_id="bad"), Item.objects.get(external_id="good")
     assert text.count(f"The read of item {bad.pk} raised: ValueError in facts") == 1 + READ_RETRIES
-    assert Item.objects.get(external_id="good").is_read and bad.failed_reason == "ValueError in facts"
+    assert good.is_read and bad.failed_reason == "ValueError in facts"
