@@ -4,11 +4,11 @@ real threads, and forget all while a read is writing the passages of the memory 
 import threading
 import time
 
-import psycopg
 from django.db import connection, connections
 
 from accounts.models import EndUser
 from memory.models import Item, Passage, Thread
+from memory.selectors import named_rows, scoped
 from memory.tasks import read_items
 
 CALLERS = 10
@@ -36,63 +36,58 @@ def in_threads(count: int, work) -> list:
     return results
 
 
-def test_ten_adds_of_one_new_id_each_get_a_definite_answer(api):
+def test_ten_adds_of_one_new_id_each_get_a_definite_answer(api, project):
     responses = in_threads(CALLERS, lambda i: api.as_account("u_1").tool(
         "add", items=[{"text": f"Version {i} of the plan", "id": "plan"}]))
     assert [getattr(r, "status_code", r) for r in responses] == [200] * CALLERS
     statuses = sorted(r.json()["items"][0]["status"] for r in responses)
     assert statuses.count("added") == 1 and set(statuses) <= {"added", "edited", "unchanged"}, statuses
-    item = Item.objects.get(external_id="plan")
+    with scoped(project.pk):
+        item = Item.objects.get(external_id="plan")
     assert item.version == 1 + statuses.count("edited")
 
 
-def _blocker():
-    db = connection.settings_dict
-    return psycopg.connect(dbname=db["NAME"], user=db["USER"], password=db["PASSWORD"] or None,
-                           host=db["HOST"], port=db["PORT"] or None)
-
-
-def _waiting_on_locks(blocker, count: int) -> None:
+def _waiting_on_locks(count: int) -> None:
     """Until `count` other backends wait on a lock (so each step below has reached its place)."""
     deadline = time.monotonic() + WAIT_SECONDS
     while True:
-        with blocker.cursor() as cursor:
-            # The blocker's transaction stays open: drop its statistics snapshot to see the others now.
+        with connection.cursor() as cursor:
+            # This transaction stays open: drop its statistics snapshot to see the others now.
             cursor.execute("SELECT pg_stat_clear_snapshot()")
-            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+            cursor.execute("SELECT count(*) AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
                            "AND datname = current_database()")
-            if cursor.fetchone()[0] >= count:
+            if named_rows(cursor)[0]["waiting"] >= count:
                 return
         assert time.monotonic() < deadline, "the read and the forget never met"
         time.sleep(0.05)
 
 
-def test_forget_all_during_a_read_succeeds_and_leaves_nothing(api):
+def test_forget_all_during_a_read_succeeds_and_leaves_nothing(api, project):
     api.add({"text": "I live in Lisbon.", "id": "home", "kind": "message", "session": "s1"})
-    item = Item.objects.get(external_id="home")
-    Item.objects.filter(pk=item.pk).update(read_version=0)  # its read is due again, as after an edit
-    blocker = _blocker()
-    # The read takes its item, then waits here for the thread, in the middle of writing its passages.
-    blocker.execute("SELECT id FROM memory_thread FOR UPDATE")
+    with scoped(project.pk):
+        item = Item.objects.get(external_id="home")
+        Item.objects.filter(pk=item.pk).update(read_version=0)  # its read is due again, as after an edit
     outcome = {}
-    try:
-        reader = threading.Thread(target=lambda: outcome.update(read=_run(lambda: read_items([item.pk]))))
+    # The read takes its item, then waits on this transaction's lock of its thread, in the middle of writing
+    # its passages; the forget waits on the read. Leaving the scope lets the read go on, then the forget.
+    with scoped(project.pk):
+        assert len(Thread.objects.select_for_update()) == 1, "the item's thread is locked"
+        reader = threading.Thread(target=lambda: outcome.update(read=_run(
+            lambda: read_items(item.end_user_id, [item.pk]))))
         reader.start()
-        _waiting_on_locks(blocker, 1)
+        _waiting_on_locks(1)
         forgetter = threading.Thread(target=lambda: outcome.update(forget=_run(
             lambda: api.tool("forget", all=True))))
         forgetter.start()
-        _waiting_on_locks(blocker, 2)
-    finally:
-        blocker.rollback()  # the read goes on, then the forget
-        blocker.close()
+        _waiting_on_locks(2)
     reader.join(timeout=WAIT_SECONDS)
     forgetter.join(timeout=WAIT_SECONDS)
     assert not isinstance(outcome["read"], Exception), outcome["read"]
     assert outcome["forget"].status_code == 200, outcome["forget"].content
     assert outcome["forget"].json() == {"forgotten": 1, "end_user": "erased"}
     assert not EndUser.objects.filter(external_id="u_1").exists()
-    assert not Passage.objects.exists() and not Thread.objects.exists() and not Item.objects.exists()
+    with scoped(project.pk):
+        assert not Passage.objects.exists() and not Thread.objects.exists() and not Item.objects.exists()
 
 
 def _run(work):
