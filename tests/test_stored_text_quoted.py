@@ -14,6 +14,7 @@ from accounts.services import end_user_get_or_create
 from memory.markdown import fenced, inline
 from memory.models import Item
 from memory.read import pipeline
+from memory.selectors import Memory
 
 # CommonMark, with tables on (as GitHub and most chat clients render them).
 MARKDOWN = MarkdownIt("commonmark").enable("table")
@@ -53,10 +54,12 @@ def save(api, project, fields: dict, *, how: str) -> None:
     if how == "route":
         api.add(fields)
         return
-    end_user = end_user_get_or_create(project=project, external_id=api.account)
-    row = Item.objects.create(end_user=end_user, external_id=fields.pop("id"), at=datetime(2026, 3, 1, tzinfo=UTC),
-                              **{k: v for k, v in fields.items() if k != "at"})
-    pipeline.read_items([row.pk])
+    memory = Memory(end_user_get_or_create(project=project, external_id=api.account))
+    with memory.scoped():
+        row = Item.objects.create(end_user=memory.end_user, external_id=fields.pop("id"),
+                                  at=datetime(2026, 3, 1, tzinfo=UTC),
+                                  **{k: v for k, v in fields.items() if k != "at"})
+    pipeline.read_items(memory, [row.pk])
 
 
 @pytest.fixture(params=["route", "legacy"])
