@@ -10,6 +10,7 @@ from mcp import protocol as rpc
 from mcp import stdio
 from memory.limits import JSON_DEPTH_MAX
 from memory.models import Item, RecentError
+from memory.selectors import scoped
 from memory.tools import stdio_tools
 from tests.console import html, logged_in
 from tests.oauth_flow import authorize_query, card_post_data, fresh_address, pkce, registered
@@ -61,11 +62,12 @@ def test_json_nested_past_the_bound_is_refused_over_mcp_and_at_registration(api)
     ("add", {"items": [{"text": "ok"}, {"text": "x", "author": "\ud800"}]}, "items[1].author"),
     ("add", {"items": [{"text": "x", "metadata": {"k": ["\ud800"]}}]}, "items[0].metadata.k[0]"),
 ])
-def test_a_lone_surrogate_is_refused_by_field(api, route, body, field):
+def test_a_lone_surrogate_is_refused_by_field(api, project, route, body, field):
     response = api.post(f"/v1/memory/{route}", body)
     assert response.status_code == 400, response.content
     assert response.json()["error"] == "invalid_arguments" and response.json()["field"] == field
-    assert not Item.objects.exists()
+    with scoped(project.pk):
+        assert not Item.objects.exists()
 
 
 def test_a_lone_surrogate_in_an_mcp_request_id_is_refused_without_echo(api):
@@ -125,7 +127,7 @@ def test_a_huge_number_in_the_playground_is_refused_by_its_range(alice, project,
     assert deep.status_code == 400 and "nests deeper than 64" in html(deep)
 
 
-def test_a_refusal_never_echoes_the_value(api):
+def test_a_refusal_never_echoes_the_value(api, project):
     secret = "sk-live-0123456789abcdef"
     cases = [{"items": [{"text": "x", "kind": secret}]}, {"items": [{"text": "x", "at": secret}]},
              {"items": [{"text": "x", "title": secret + "\n"}]}, {"items": [{"text": "x", secret: 1}]},
@@ -133,7 +135,9 @@ def test_a_refusal_never_echoes_the_value(api):
     for body in cases:
         response = api.tool("add", **body)
         assert response.status_code == 400 and secret not in response.content.decode(), response.content
-    assert not RecentError.objects.filter(message__contains=secret).exists()
+    with scoped(project.pk):
+        assert RecentError.objects.count() == len(cases), "each refusal is kept among the last errors"
+        assert not RecentError.objects.filter(message__contains=secret).exists()
 
 
 def test_the_stdio_server_refuses_deep_json_and_a_bad_id_too(read_key):

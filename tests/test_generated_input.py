@@ -16,9 +16,10 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from schemathesis.generation import GenerationMode
 
-from accounts.models import EndUser
+from accounts.models import EndUser, Project
 from memory.limits import JSON_DEPTH_MAX
 from memory.models import Fact, Item, ItemVersion, MemoryStats, Passage, PassageSentence, TermStat, Thread, WrittenIndex
+from memory.selectors import scoped
 from memory.tools import BY_NAME, TOOLS
 from twin.wsgi import application
 
@@ -45,11 +46,17 @@ def schema(django_db_setup, django_db_blocker):
 def seeded(api):
     """Alice's write key on an end user with some memory, so reads have something to read."""
     api.add({"text": "I moved to Porto in 2023.", "id": "seed", "kind": "message", "session": "s1"})
+    assert counts()[MEMORY_TABLES.index(Item)] == 1, "the counts see the memory"
     return api
 
 
 def counts() -> list[int]:
-    return [model.objects.count() for model in MEMORY_TABLES]
+    """The rows of each memory table, over every project (row-level security shows them only in a scope)."""
+    rows = [0] * len(MEMORY_TABLES)
+    for project_id in Project.objects.values_list("pk", flat=True):
+        with scoped(project_id):
+            rows = [n + model.objects.count() for n, model in zip(rows, MEMORY_TABLES)]
+    return rows
 
 
 def judged(status: int, body, before: list[int], where: str) -> int:
