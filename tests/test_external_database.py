@@ -3,9 +3,11 @@ here a second server listening on TCP, prepared by an admin with the README's SQ
 
 import json
 import os
+import pwd
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import psycopg
@@ -25,31 +27,36 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def tcp_postgres(tmp_path_factory):
+def tcp_postgres():
     """A separately started PostgreSQL 18 with pgvector on 127.0.0.1, as production would have, prepared once
-    by its admin with the SQL `manage.py setupdb --sql` prints (the README's). Yields the two URLs."""
-    datadir = tmp_path_factory.mktemp("external") / "pg"
-    datadir.mkdir()
-    user = None
-    if os.geteuid() == 0:  # PostgreSQL refuses to run as root
-        import pwd
+    by its admin with the SQL `manage.py setupdb --sql` prints (the README's). Yields the two URLs.
 
-        user = "embedded_postgres"
-        ensure_prefix_permissions(datadir)
-        entry = pwd.getpwnam(user)
-        os.chown(datadir, entry.pw_uid, entry.pw_gid)
-    initdb(["--auth=trust", "--encoding=utf8", "-U", "postgres"], pgdata=datadir, user=user)
-    port = free_port()
-    pg_ctl(["-w", "-o", f"-h 127.0.0.1 -p {port} -k {datadir}", "-l", str(datadir / "log"), "start"],
-           pgdata=datadir, user=user, timeout=60)
-    urls = {"DATABASE_URL": f"postgresql://twin_app@127.0.0.1:{port}/{DATABASE}",
-            "DATABASE_OWNER_URL": f"postgresql://twin_owner@127.0.0.1:{port}/{DATABASE}"}
-    script = datadir.parent / "twin.sql"
-    script.write_text(manage(urls, "setupdb", "--sql"))
-    psql(["-v", "ON_ERROR_STOP=1", "-q", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "-d", "postgres",
-          "-f", str(script)], timeout=60)
-    yield urls
-    pg_ctl(["-w", "-m", "fast", "stop"], pgdata=datadir, user=user, timeout=60)
+    Its data lives in a directory of its own, not under pytest's temporary root: another pytest session on
+    the machine makes that root private again (0700) and prunes older runs' directories, which shut the
+    server's user out of its data (pg_ctl stop: "Permission denied") while this session was running."""
+    with tempfile.TemporaryDirectory(prefix="twin-external-") as temporary:
+        datadir = Path(temporary) / "pg"
+        datadir.mkdir()
+        user = None
+        if os.geteuid() == 0:  # PostgreSQL refuses to run as root
+            user = "embedded_postgres"
+            ensure_prefix_permissions(datadir)
+            entry = pwd.getpwnam(user)
+            os.chown(datadir, entry.pw_uid, entry.pw_gid)
+        initdb(["--auth=trust", "--encoding=utf8", "-U", "postgres"], pgdata=datadir, user=user)
+        port = free_port()
+        pg_ctl(["-w", "-o", f"-h 127.0.0.1 -p {port} -k {datadir}", "-l", str(datadir / "log"), "start"],
+               pgdata=datadir, user=user, timeout=60)
+        try:
+            urls = {"DATABASE_URL": f"postgresql://twin_app@127.0.0.1:{port}/{DATABASE}",
+                    "DATABASE_OWNER_URL": f"postgresql://twin_owner@127.0.0.1:{port}/{DATABASE}"}
+            script = datadir.parent / "twin.sql"
+            script.write_text(manage(urls, "setupdb", "--sql"))
+            psql(["-v", "ON_ERROR_STOP=1", "-q", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "-d",
+                  "postgres", "-f", str(script)], timeout=60)
+            yield urls
+        finally:
+            pg_ctl(["-w", "-m", "fast", "stop"], pgdata=datadir, user=user, timeout=60)
 
 
 def manage(urls: dict, *args: str) -> str:
