@@ -40,7 +40,8 @@ def _memories_of(min_passages: int) -> list[int]:
     """The end users with at least `min_passages` passages, across every project."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT end_user_id FROM twin_memory_sizes(%s)", [min_passages])
-        return [end_user for (end_user,) in cursor.fetchall()]
+        columns = [column.name for column in cursor.description]
+        return [dict(zip(columns, row))["end_user_id"] for row in cursor.fetchall()]
 
 
 def wanted() -> list[int]:
