@@ -132,6 +132,12 @@ def _halfvec(vector: np.ndarray) -> str:
     return Vector(vector.tolist()).to_text()
 
 
+def no_memory(context: Context) -> CannotAnswer:
+    """The answer for an end user with nothing added yet."""
+    return CannotAnswer("no_memory",
+                        f"End user {context.account!r} has no memory yet: nothing has been added for them.")
+
+
 class Memory:
     """One end user's memory."""
 
@@ -149,10 +155,7 @@ class Memory:
         """The memory the context reaches, or CannotAnswer when there is none yet."""
         memory = cls.of(context)
         if memory is None or not memory.items().exists():
-            raise CannotAnswer(
-                "no_memory",
-                f"End user {context.account!r} has no memory yet: nothing has been added for them.",
-            )
+            raise no_memory(context)
         return memory
 
     @classmethod
@@ -300,7 +303,7 @@ def memory_in_scope(context: Context, *, create: bool = False):
     """
     end_user = context.end_user(create=create)
     if end_user is None:
-        Memory.required(context)  # raises: no memory yet
+        raise no_memory(context)
     with scoped(context.project.pk, end_user.pk):
         yield Memory.of(context, create=True) if create else Memory.required(context)
 

@@ -8,6 +8,7 @@ server, `setupdb --sql` prints the same steps as SQL for an admin to run with ps
 PostgreSQL").
 """
 
+import os
 import re
 from dataclasses import dataclass
 
@@ -24,7 +25,7 @@ TEMPLATE = "template1"  # new databases, the tests' among them, are copies of it
 # default: every TRUNCATE and DROP scans the whole buffer pool, and at 6 GB the test suite (a TRUNCATE after
 # every test) ran about six times slower.
 EMBEDDED_SETTINGS = {
-    "shared_buffers": "1GB",
+    "shared_buffers": os.environ.get("EMBEDDED_PG_SHARED_BUFFERS", "1GB"),
     "effective_cache_size": "4GB",
     "maintenance_work_mem": "1GB",
 }
@@ -123,13 +124,12 @@ def database_steps(*, template: bool = False) -> list[Step]:
     return steps
 
 
-def tuning_steps(shared_buffers: str) -> list[Step]:
+def tuning_steps() -> list[Step]:
     """The embedded server's settings (from its next start)."""
-    wanted = {**EMBEDDED_SETTINGS, "shared_buffers": shared_buffers}
     return [Step(f"ALTER SYSTEM SET {name} = '{value}';",
                  f"SELECT coalesce((SELECT setting <> '{value}' FROM pg_file_settings WHERE name = '{name}' "
                  f"AND sourcefile LIKE '%postgresql.auto.conf' ORDER BY seqno DESC LIMIT 1), true)")
-            for name, value in wanted.items()]
+            for name, value in EMBEDDED_SETTINGS.items()]
 
 
 def script(database: str) -> str:
@@ -161,9 +161,9 @@ def embedded_superuser(var_dir, dbname: str) -> str:
     return make_conninfo(host=str(info.socket_dir), port=info.port or 5432, user=SUPERUSER, dbname=dbname)
 
 
-def set_up_embedded(var_dir, database: str, *, shared_buffers: str = EMBEDDED_SETTINGS["shared_buffers"]) -> list[str]:
+def set_up_embedded(var_dir, database: str) -> list[str]:
     """Every step on the embedded server, as its superuser; returns the statements run."""
     return (run(server_steps(database), embedded_superuser(var_dir, "postgres"))
             + run(database_steps(), embedded_superuser(var_dir, database))
             + run(database_steps(template=True), embedded_superuser(var_dir, TEMPLATE))
-            + run(tuning_steps(shared_buffers), embedded_superuser(var_dir, "postgres")))
+            + run(tuning_steps(), embedded_superuser(var_dir, "postgres")))

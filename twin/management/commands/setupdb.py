@@ -10,7 +10,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from twin import database_setup
-from twin.database import DEFAULT
+from twin.database import APP_ROLE, DEFAULT, OWNER_ROLE
 
 
 class Command(BaseCommand):
@@ -29,10 +29,8 @@ class Command(BaseCommand):
             self.stdout.write("DATABASE_URL is set: an admin prepares that server once with the SQL of "
                               "`manage.py setupdb --sql` (README, \"An external PostgreSQL\").")
             return
-        shared_buffers = os.environ.get("EMBEDDED_PG_SHARED_BUFFERS", database_setup.EMBEDDED_SETTINGS["shared_buffers"])
-        done = database_setup.set_up_embedded(settings.VAR_DIR, database, shared_buffers=shared_buffers)
+        done = database_setup.set_up_embedded(settings.VAR_DIR, database)
         if options["verbosity"] > 1:
             for statement in done:
                 self.stdout.write(statement)
-        self.stdout.write(f"Database {database} ready: owned by {database_setup.OWNER_ROLE}, served as "
-                          f"{database_setup.APP_ROLE} ({len(done)} steps done now)")
+        self.stdout.write(f"Database {database} ready: owned by {OWNER_ROLE}, served as {APP_ROLE}")
