@@ -24,6 +24,18 @@ class Tally:
 
 
 _current: contextvars.ContextVar[Tally | None] = contextvars.ContextVar("usage_tally", default=None)
+# The MCP protocol revision the calls being made speak ("" off MCP: the HTTP routes, the console).
+_revision: contextvars.ContextVar[str] = contextvars.ContextVar("usage_revision", default="")
+
+
+@contextlib.contextmanager
+def speaking(revision: str):
+    """Count the calls made inside as speaking this MCP protocol revision (set by mcp/, which knows it)."""
+    token = _revision.set(revision)
+    try:
+        yield
+    finally:
+        _revision.reset(token)
 
 
 @contextlib.contextmanager
