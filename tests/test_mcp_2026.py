@@ -7,7 +7,10 @@ import json
 from accounts.auth import Context
 from mcp import protocol, stdio
 from mcp.instructions import SAVE_ALMOST_EVERYTHING, SEARCH_FIRST
+from memory.models import UsageDay
+from memory.selectors import scoped
 from memory.tools import stdio_tools
+from tests.console import logged_in
 
 MODERN = "2026-07-28"
 VERSION, CAPABILITIES, INFO = ("io.modelcontextprotocol/protocolVersion",
@@ -191,3 +194,17 @@ def test_the_stdio_server_speaks_both_eras(read_key):
     initialized = stdio.answer(session, line("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}}))
     assert initialized["result"]["protocolVersion"] == "2025-06-18"
     assert stdio.answer(session, line("ping")) == {"jsonrpc": "2.0", "id": 1, "result": {}}
+
+
+def test_usage_counts_calls_by_protocol_revision(api, alice, project):
+    call(api, "memory_latest")
+    api.call("memory_latest")  # no header: the wire document's oldest
+    api.mcp("tools/call", {"name": "memory_latest", "arguments": {}}, **{"MCP-Protocol-Version": "2025-11-25"})
+    api.tool("latest")  # the HTTP route speaks no MCP
+    with scoped(project.pk):
+        counted = {(u.surface, u.revision): u.requests for u in UsageDay.objects.filter(tool="memory_latest")}
+    assert counted == {("mcp", MODERN): 1, ("mcp", "2024-11-05"): 1, ("mcp", "2025-11-25"): 1, ("http", ""): 1}
+    page = logged_in(alice).get(f"/projects/{project.slug}/usage").content.decode()
+    by_revision = page.split('id="by-revision"', 1)[1].split("</section>", 1)[0]
+    assert [line.split("</code>")[0] for line in by_revision.split("<code>")[1:]] == [
+        MODERN, "2025-11-25", "2024-11-05"]
