@@ -3,6 +3,8 @@ per-request _meta, the mirrored headers, server/discover, caching hints and the 
 
 import base64
 import json
+import subprocess
+import sys
 
 from accounts.auth import Context
 from mcp import protocol, stdio
@@ -11,6 +13,8 @@ from memory.models import UsageDay
 from memory.selectors import scoped
 from memory.tools import stdio_tools
 from tests.console import logged_in
+from tests.test_stdio import server_args, server_env
+from tests.worker import ROOT
 
 MODERN = "2026-07-28"
 VERSION, CAPABILITIES, INFO = ("io.modelcontextprotocol/protocolVersion",
@@ -208,3 +212,21 @@ def test_usage_counts_calls_by_protocol_revision(api, alice, project):
     by_revision = page.split('id="by-revision"', 1)[1].split("</section>", 1)[0]
     assert [line.split("</code>")[0] for line in by_revision.split("<code>")[1:]] == [
         MODERN, "2025-11-25", "2024-11-05"]
+
+
+def test_the_sdk_speaks_2026_07_28_to_the_stdio_server(api, project, tmp_path):
+    """The official v2 Client over stdio probes server/discover, which the local server answers."""
+    api.add({"text": "Alice: my cat is called Miso", "id": "m1"})
+    spec = tmp_path / "spec.json"
+    calls = [["memory_grep", {"pattern": "miso"}], ["memory_grep", {"pattern": "x", "limit": 99}]]
+    spec.write_text(json.dumps({"client": "v2", "command": sys.executable, "args": server_args(project),
+                                "cwd": str(ROOT), "env": server_env(), "calls": calls}))
+    done = subprocess.run([sys.executable, "-P", str(ROOT / "tests" / "sdk" / "mcp_stdio_client.py"), str(spec)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["discovered"] is True and seen["protocol_version"] == MODERN
+    assert seen["instructions"] == SEARCH_FIRST and len(seen["tools"]) == 12
+    found, refused = seen["calls"]
+    assert found["isError"] is False and json.loads(found["text"])["found"] == 1
+    assert refused["isError"] is True and json.loads(refused["text"])["field"] == "limit"
