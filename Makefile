@@ -8,9 +8,9 @@ HOST ?= 127.0.0.1
 REDIS_URL ?= redis://127.0.0.1:6379/0
 export REDIS_URL
 
-.PHONY: setup run test redis chromium database migrate
+.PHONY: setup run test redis chromium conformance database migrate
 
-setup: $(VENV)/.installed redis chromium database migrate
+setup: $(VENV)/.installed redis chromium conformance database migrate
 
 # Reinstall only when requirements.txt changes, so a second `make setup` takes seconds.
 $(VENV)/.installed: requirements.txt
@@ -54,6 +54,25 @@ chromium:
 	else \
 		echo "chromium is not installed and the browser tests need it: apt-get install chromium." >&2; \
 	fi
+
+# The official MCP conformance suite and the Node it needs (22 or newer, both from the npm registry), exactly as
+# tests/conformance/package-lock.json pins them; reinstalled only when the lock file changes. npm itself is the
+# machine's, or Debian's package installed when root and missing.
+CONFORMANCE := tests/conformance
+conformance: $(CONFORMANCE)/node_modules/.installed
+
+$(CONFORMANCE)/node_modules/.installed: $(CONFORMANCE)/package-lock.json
+	@if ! command -v npm >/dev/null; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "Installing npm…"; \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null || \
+			{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; }; \
+		else \
+			echo "npm is not installed and the conformance test needs it: apt-get install npm." >&2; exit 1; \
+		fi; \
+	fi
+	cd $(CONFORMANCE) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
 
 # The superuser's steps, once (roles twin_owner and twin_app, the database, pgvector; twin/database_setup.py):
 # done on the embedded PostgreSQL, which this starts when DATABASE_URL is unset; with DATABASE_URL an admin

@@ -1,5 +1,6 @@
 """Dynamic client registration (RFC 7591): how claude.ai, ChatGPT or any MCP client registers itself, and
-the bounds on what it may register. Served at /oauth/register by mcp.oauth."""
+the bounds on what it may register. Served at /oauth/register by mcp.oauth. A client that signs in by Client ID
+Metadata Document instead is registered by django-oauth-toolkit on first sight (CIMD_ENABLED)."""
 
 from urllib.parse import urlsplit
 
@@ -21,6 +22,14 @@ GRANT_TYPES = ("authorization_code", "refresh_token")
 RESPONSE_TYPES = ("code",)
 LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
 SECRET_NEVER_EXPIRES = 0  # RFC 7591 §3.2.1: client_secret_expires_at 0 means it does not expire
+
+
+def client_host(application: OAuthApplication) -> str:
+    """The host that vouches for an app signed in by Client ID Metadata Document: its client_id URL's, shown
+    beside the name the document gives on the consent card and in Connected apps ("" for any other app)."""
+    if application.registration_source != OAuthApplication.RegistrationSource.CIMD:
+        return ""
+    return urlsplit(application.client_id).hostname or ""
 
 
 class RegistrationError(Exception):

@@ -3,7 +3,8 @@
 django-oauth-toolkit's AuthorizationView runs the protocol; this subclass adds what twin memory decides:
 PKCE S256 only, the resource (RFC 8707) bound to this server's /v1/mcp, the card's choices (project, end
 user, access) checked against the person's role, the Connection they become, and `iss` (RFC 9207) on
-every answer sent back to the app, errors included.
+every answer sent back to the app, errors included. An app signing in by Client ID Metadata Document is shown
+with the name its document gives and the host that published it.
 """
 
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -23,6 +24,7 @@ from accounts.consent import (
 )
 from accounts.models import END_USER_ID_MAX, Access, OAuthApplication
 from accounts.permissions import can, roles_with, roles_without
+from accounts.registration import client_host
 from accounts.resource import mcp_resource_url, resource_is
 from accounts.scopes import SCOPE_WRITE
 
@@ -148,6 +150,7 @@ class ConsentView(AuthorizationView):
             context.update(
                 application=application,
                 app_name=(application.name if application and application.name else "An app"),
+                app_host=client_host(application) if application else "",
                 redirect_host=urlsplit(redirect_uri).hostname or "",
                 memberships=form.memberships,
                 writable_projects={m.project.slug for m in form.memberships if can(m.role, "grant_write")},

@@ -30,7 +30,8 @@ def credential_labels(*, project: Project) -> dict[str, str]:
 
 
 def usage_of_project(*, project: Project, days: int) -> dict:
-    """Per day, per tool and per credential: requests, errors, items added, model calls; and the totals."""
+    """Per day, per tool, per credential and per MCP protocol revision: requests, errors, items added, model
+    calls; and the totals."""
     since = timezone.now().date() - timedelta(days=days - 1)
     rows = UsageDay.objects.filter(project=project, day__gte=since)
     labels = credential_labels(project=project)
@@ -51,6 +52,9 @@ def usage_of_project(*, project: Project, days: int) -> dict:
         "by_tool": sorted(_sums(rows, "tool"), key=lambda r: -r["requests"]),
         "by_key": sorted(by_key, key=lambda r: -r["requests"]),
         "by_surface": sorted(_sums(rows, "surface"), key=lambda r: -r["requests"]),
+        # MCP calls by the protocol revision they spoke, newest revision first ("" is every call off MCP).
+        "by_revision": sorted(_sums(rows.exclude(revision=""), "revision"), key=lambda r: r["revision"],
+                              reverse=True),
         "totals": {name: totals[name] or 0 for name in TOTALS},
     }
 

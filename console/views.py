@@ -22,6 +22,7 @@ from accounts.connections import (
 )
 from accounts.consent import ACCESS_LABELS
 from accounts.permissions import can
+from accounts.registration import client_host
 from accounts.resource import mcp_resource_url
 from accounts.selectors import membership_of, memberships_of_user
 from accounts.selectors import project_overview as overview_counts
@@ -126,8 +127,8 @@ class PasswordResetCompleteView(auth_views.PasswordResetCompleteView):
 
 
 def _rows(connections, disconnect_url):
-    return [{"connection": c, "access_label": ACCESS_LABELS[c.access], "disconnect_url": disconnect_url(c)}
-            for c in connections]
+    return [{"connection": c, "access_label": ACCESS_LABELS[c.access], "disconnect_url": disconnect_url(c),
+             "app_host": client_host(c.application)} for c in connections]
 
 
 @console_page

@@ -1,8 +1,10 @@
-"""MCP over JSON-RPC 2.0: versions, error codes, and the dispatch shared by /v1/mcp and the stdio server.
+"""MCP over JSON-RPC 2.0: the methods, the envelope of each era, and the dispatch shared by /v1/mcp and the
+stdio server.
 
 The server side is written here, not taken from the SDK: this app's name shadows the SDK's, and JSON-RPC
-over HTTP or stdio is small. Tools come from memory.tools, so no tool or bound is defined twice, and a tool
-call's outcome becomes JSON-RPC in one place, `tool_reply`.
+over HTTP or stdio is small. One dispatch and one method table serve both eras (era.py decides which a
+request speaks, before it is routed); only the envelope differs. Tools come from memory.tools, so no tool or
+bound is defined twice, and a tool call's outcome becomes JSON-RPC in one place, `tool_reply`.
 """
 
 import logging
@@ -10,89 +12,52 @@ from dataclasses import dataclass
 from http import HTTPStatus
 
 from accounts.auth import Context
-from memory.outcome import REFUSAL, TOOL_ERROR, Outcome, failure_message
+from memory import usage
+from memory.outcome import ANSWER, REFUSAL, Outcome, failure_message
 from memory.tools import BY_NAME, Tool, call
 
+from . import era as eras
+from .era import Era
 from .instructions import instructions
+from .jsonrpc import (  # noqa: F401 - the codes and shapes are part of this module's interface
+    INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError, check_envelope,
+    error_response, is_notification, reply_id, result_response,
+)
 
 SERVER_INFO = {"name": "twin-memory", "version": "0.3.0"}
-VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+VERSIONS = eras.HANDSHAKE_VERSIONS  # the wire document's four, newest first
 LATEST, OLDEST = VERSIONS[0], VERSIONS[-1]
-
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
+CAPABILITIES = {"tools": {"listChanged": False}}  # exactly what is honoured: no prompts, resources or listening
+# How long a client may keep server/discover's and tools/list's answers (2026-07-28 caching): five minutes,
+# since the list changes only with a deploy or the credential's access. "private": the list and the
+# instructions depend on the credential, so no cache may share them across credentials.
+LIST_TTL_MS = 300_000
+CACHE_SCOPE = "private"
+TOOLS_CALL = "tools/call"
 
 log = logging.getLogger(__name__)
-
-
-class RpcError(Exception):
-    """A message the protocol itself refuses (not JSON-RPC, no such tool): answered as a JSON-RPC error."""
-
-    def __init__(self, code: int, message: str, data=None):
-        super().__init__(message)
-        self.code, self.message, self.data = code, message, data
 
 
 @dataclass(frozen=True)
 class Reply:
     """What one message gets back: the JSON-RPC response (None for a notification), and the HTTP status the
-    wire document gives it: 400 for a message that is not JSON-RPC, 403 for a caller refused for scope, else
-    200. The stdio server sends the response alone."""
+    wire document (or, in the new era, the 2026-07-28 transport) gives it. The stdio server sends the
+    response alone."""
 
     response: dict | None
     status: int = HTTPStatus.OK
 
 
-def error_response(request_id, code: int, message: str, data=None) -> dict:
-    """A JSON-RPC error response; `data` carries the details when there are any."""
-    error = {"code": code, "message": message}
-    if data is not None:
-        error["data"] = data
-    return {"jsonrpc": "2.0", "id": request_id, "error": error}
-
-
-def result_response(request_id, result: dict) -> dict:
-    """A JSON-RPC result response."""
-    return {"jsonrpc": "2.0", "id": request_id, "result": result}
-
-
-def is_notification(message: dict) -> bool:
-    """A message with no id: it is answered with nothing (HTTP 202, no line on stdio)."""
-    return "id" not in message
-
-
-def _valid_id(value) -> bool:
-    """A string in valid Unicode (no lone surrogate, which no answer could encode) or an integer."""
-    if isinstance(value, str):
-        return not any("\ud800" <= c <= "\udfff" for c in value)
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def reply_id(message):
-    """The id an answer to `message` carries: its own when usable, else null (never a bad one echoed)."""
-    return message["id"] if isinstance(message, dict) and _valid_id(message.get("id")) else None
-
-
-def check_envelope(message) -> None:
-    """Raise INVALID_REQUEST unless `message` is a JSON-RPC 2.0 request or notification."""
-    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not isinstance(message.get("method"), str):
-        raise RpcError(INVALID_REQUEST, "Not a JSON-RPC 2.0 request: it needs jsonrpc \"2.0\" and a method.")
-    if "id" in message and not _valid_id(message["id"]):
-        raise RpcError(INVALID_REQUEST, "A request id is a string (valid Unicode) or an integer.", {"field": "id"})
-    if "params" in message and not isinstance(message["params"], (dict, list)):
-        raise RpcError(INVALID_REQUEST, "params, when given, is an object.")
-
-
 @dataclass
 class Session:
-    """What one connection may reach: its context and the tools it lists."""
+    """What one connection may reach: its context and the tools it lists. `revision` is the handshake-era
+    revision `initialize` last negotiated: the stdio server's, since a process there is one connection (over
+    HTTP the header names it on every request)."""
 
     context: Context
     tools: list[Tool]
     surface: str = "mcp"  # for the Usage page: mcp or stdio
+    revision: str = OLDEST
 
 
 def tool_entry(tool: Tool) -> dict:
@@ -108,24 +73,61 @@ def tool_entry(tool: Tool) -> dict:
 
 def _initialize(session: Session, params: dict) -> dict:
     asked = params.get("protocolVersion")
+    session.revision = asked if asked in VERSIONS else LATEST
     return {
-        "protocolVersion": asked if asked in VERSIONS else LATEST,
-        "capabilities": {"tools": {"listChanged": False}},
+        "protocolVersion": session.revision,
+        "capabilities": CAPABILITIES,
         "serverInfo": SERVER_INFO,
         "instructions": instructions(can_write=session.context.can_write),
     }
 
 
-def tool_reply(request_id, outcome: Outcome) -> Reply:
+def _discover(session: Session, params: dict) -> dict:
+    """server/discover (2026-07-28): the revisions served, what is honoured, the instructions."""
+    return {
+        "supportedVersions": list(eras.SUPPORTED_VERSIONS),
+        "capabilities": CAPABILITIES,
+        "instructions": instructions(can_write=session.context.can_write),
+        "ttlMs": LIST_TTL_MS,
+        "cacheScope": CACHE_SCOPE,
+    }
+
+
+def _tools_list(session: Session, params: dict) -> dict:
+    return {"tools": [tool_entry(t) for t in session.tools]}
+
+
+# The methods answered with a result, per era; tools/call is answered by tool_reply. In the new era
+# initialize, ping and logging/setLevel are gone (404), and tools/list is cacheable.
+HANDSHAKE_RESULTS = {"initialize": _initialize, "ping": lambda session, params: {}, "tools/list": _tools_list}
+MODERN_RESULTS = {
+    "server/discover": _discover,
+    "tools/list": lambda session, params: {**_tools_list(session, params), "ttlMs": LIST_TTL_MS,
+                                           "cacheScope": CACHE_SCOPE},
+}
+
+
+def _result(era: Era, result: dict) -> dict:
+    """A result in its era's envelope: in the new era every result says it is complete and names the server
+    in its _meta (basic/index: Result Responses, Per-response protocol fields)."""
+    if not era.modern:
+        return result
+    return {**result, "resultType": "complete", "_meta": {eras.SERVER_INFO_KEY: SERVER_INFO}}
+
+
+def tool_reply(request_id, outcome: Outcome, era: Era) -> Reply:
     """The JSON-RPC reply to a tools/call: the one place a tool's outcome becomes JSON-RPC, over HTTP and stdio.
 
     An answer is a result whose text is the HTTP route's JSON; a tool error the same with isError: true. A
     refusal is a JSON-RPC error carrying the refusal's JSON as data: bad arguments are Invalid params; a caller
-    without the scope is an Invalid request that HTTP answers 403 (the MCP overview; RFC 6750 §3.1).
+    without the scope is an Invalid request that HTTP answers 403 (the MCP overview; RFC 6750 §3.1). In the new
+    era bad arguments are a tool error instead, with the same JSON: 2026-07-28 reports input validation as a
+    tool execution error, so the model can correct its call (server/tools, Error Handling).
     """
-    if outcome.kind != REFUSAL:
+    if outcome.kind != REFUSAL or (era.modern and outcome.status == HTTPStatus.BAD_REQUEST):
         content = [{"type": "text", "text": outcome.text}]
-        return Reply(result_response(request_id, {"content": content, "isError": outcome.kind == TOOL_ERROR}))
+        return Reply(result_response(request_id, _result(era, {"content": content,
+                                                               "isError": outcome.kind != ANSWER})))
     if outcome.status == HTTPStatus.BAD_REQUEST:
         return Reply(error_response(request_id, INVALID_PARAMS, outcome.message, outcome.body))
     return Reply(error_response(request_id, INVALID_REQUEST, outcome.message, outcome.body), outcome.status)
@@ -146,44 +148,63 @@ def _tool_named(session: Session, name) -> Tool:
     return tool
 
 
-def _call_tool(session: Session, request_id, params: dict) -> Reply:
+def _call_tool(session: Session, era: Era, request_id, params: dict) -> Reply:
     tool = _tool_named(session, params.get("name"))
     arguments = params.get("arguments")
-    outcome = call(tool, session.context, {} if arguments is None else arguments, surface=session.surface)
-    return tool_reply(request_id, outcome)
+    with usage.speaking(era.revision):
+        outcome = call(tool, session.context, {} if arguments is None else arguments, surface=session.surface)
+    return tool_reply(request_id, outcome, era)
 
 
-RESULTS = {  # the methods answered with a result
-    "initialize": _initialize,
-    "ping": lambda session, params: {},
-    "tools/list": lambda session, params: {"tools": [tool_entry(t) for t in session.tools]},
-}
-TOOLS_CALL = "tools/call"
+def _route(session: Session, era: Era, request_id, message: dict) -> Reply:
+    """Answer one request of a known era from the one method table."""
+    method = message["method"]
+    results = MODERN_RESULTS if era.modern else HANDSHAKE_RESULTS
+    if method not in results and method != TOOLS_CALL:
+        raise RpcError(METHOD_NOT_FOUND, f"No such method: this server answers {', '.join([*results, TOOLS_CALL])}.")
+    params = message.get("params") or {}
+    if not isinstance(params, dict):
+        raise RpcError(INVALID_PARAMS, "params is an object.")
+    if method == TOOLS_CALL:
+        return _call_tool(session, era, request_id, params)
+    return Reply(result_response(request_id, _result(era, results[method](session, params))))
 
 
-def dispatch(session: Session, message) -> Reply:
-    """Answer one JSON-RPC message, over HTTP and stdio alike. What a caller sends or a tool does is always a
-    reply, never an exception: a failing tool is a JSON-RPC internal error, logged."""
+def _handshake_era(session: Session, message, headers) -> Era:
+    """The handshake-era revision: over HTTP the MCP-Protocol-Version header's (absent: the oldest, as the
+    wire document says), refused unless served; over stdio the one `initialize` negotiated."""
+    if headers is None:
+        return Era(session.revision)
+    version = headers.get(eras.VERSION_HEADER, OLDEST)
+    if version not in VERSIONS:
+        # A client probing a newer revision reads this and falls back to initialize.
+        raise RpcError(INVALID_REQUEST, f"MCP-Protocol-Version {version!r} is not served here.",
+                       {"supported": list(VERSIONS), "requested": version}, HTTPStatus.BAD_REQUEST)
+    return Era(version)
+
+
+def dispatch(session: Session, message, headers=None) -> Reply:
+    """Answer one JSON-RPC message, over HTTP (`headers`: the request's) and stdio (None) alike.
+
+    The era is decided first, then the envelope checked, then the request routed. What a caller sends or a tool
+    does is always a reply, never an exception: a failing tool is a JSON-RPC internal error, logged.
+    """
+    modern = eras.is_modern(message, headers)
     try:
+        era = None if modern else _handshake_era(session, message, headers)
         check_envelope(message)
     except RpcError as error:
         return Reply(error_response(reply_id(message), error.code, error.message, error.data),
-                     HTTPStatus.BAD_REQUEST)
-    request_id, method = message.get("id"), message["method"]
+                     error.status or HTTPStatus.BAD_REQUEST)
     if is_notification(message):
         return Reply(None)
-    if method not in RESULTS and method != TOOLS_CALL:
-        return Reply(error_response(request_id, METHOD_NOT_FOUND,
-                                    f"No such method: this server answers {', '.join([*RESULTS, TOOLS_CALL])}."))
-    params = message.get("params") or {}
-    if not isinstance(params, dict):
-        return Reply(error_response(request_id, INVALID_PARAMS, "params is an object."))
+    request_id = message["id"]
     try:
-        if method == TOOLS_CALL:
-            return _call_tool(session, request_id, params)
-        return Reply(result_response(request_id, RESULTS[method](session, params)))
+        era = eras.modern_era(message, headers) if modern else era
+        return _route(session, era, request_id, message)
     except RpcError as error:
-        return Reply(error_response(request_id, error.code, error.message, error.data))
+        status = error.status or (eras.MODERN_STATUS.get(error.code, HTTPStatus.OK) if modern else HTTPStatus.OK)
+        return Reply(error_response(request_id, error.code, error.message, error.data), status)
     except Exception as error:  # noqa: BLE001 - a failing tool is a JSON-RPC error, not a crashed server
         log.exception("Tool failed")
         return Reply(error_response(request_id, INTERNAL_ERROR, failure_message(error)))

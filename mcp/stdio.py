@@ -1,5 +1,6 @@
 """The local MCP server: newline-delimited JSON-RPC over stdin/stdout, through the same dispatch and the
-same tool registry as /v1/mcp. Only JSON-RPC goes to stdout; anything else a library prints goes to stderr."""
+same tool registry as /v1/mcp, in both eras (a 2026-07-28 request names its revision in _meta; stdio has no
+headers to check). Only JSON-RPC goes to stdout; anything else a library prints goes to stderr."""
 
 import contextlib
 import json

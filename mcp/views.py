@@ -1,9 +1,9 @@
 """POST /v1/mcp: MCP over Streamable HTTP, one JSON-RPC message per POST, plain JSON answers.
 
-No SSE stream and no Mcp-Session-Id: each request stands alone, so the web tier stays stateless. What is
-HTTP's own lives here (the method, the Origin check, the credential, the protocol version header, status
-codes, the WWW-Authenticate challenge, 202 for a notification); the answer to a message is the dispatch's,
-shared with the stdio server.
+No SSE stream and no Mcp-Session-Id (one sent is ignored): each request stands alone, so the web tier stays
+stateless. What is HTTP's own lives here (the method, the Origin check, the credential, status codes, the
+WWW-Authenticate challenge, 202 for a notification); the era a message speaks, the checks of its headers and
+its answer are the dispatch's, shared with the stdio server.
 """
 
 from http import HTTPStatus
@@ -82,13 +82,7 @@ def mcp_endpoint(request):
                           data={"error": "invalid_json", "field": "body", "bound": JSON_DEPTH_MAX})
     if isinstance(message, list):
         return _rpc_error(request, 400, protocol.INVALID_REQUEST, "Batches are not accepted: one message a request.")
-    version = request.headers.get("MCP-Protocol-Version", protocol.OLDEST)
-    if version not in protocol.VERSIONS:
-        # A client probing a newer revision (the SDK's server/discover) reads this and falls back to initialize.
-        request_id = protocol.reply_id(message)
-        return _rpc_error(request, 400, protocol.INVALID_REQUEST, f"MCP-Protocol-Version {version!r} is not served "
-                          "here.", request_id, {"supported": list(protocol.VERSIONS), "requested": version})
-    reply = protocol.dispatch(protocol.Session(context=context, tools=mcp_tools(context)), message)
+    reply = protocol.dispatch(protocol.Session(context=context, tools=mcp_tools(context)), message, request.headers)
     if reply.response is None:
         return HttpResponse(status=202, content_type="application/json")
     return _respond(request, reply.response, reply.status)

@@ -227,20 +227,22 @@ class Fact(models.Model):
 
 
 class UsageDay(models.Model):
-    """Requests per project, day, tool, credential and surface: what the console's Usage page shows."""
+    """Requests per project, day, tool, credential, surface and MCP protocol revision: what the console's
+    Usage page shows."""
 
     project = models.ForeignKey("accounts.Project", on_delete=models.CASCADE, related_name="+")
     day = models.DateField()
     tool = models.CharField(max_length=64)
     credential = models.CharField(max_length=64)  # a key's prefix, an OAuth connection, or "local"
     surface = models.CharField(max_length=16)  # http, mcp, stdio, console
+    revision = models.CharField(max_length=16, blank=True, default="")  # the MCP revision spoken; "" off MCP
     requests = models.IntegerField(default=0)
     errors = models.IntegerField(default=0)
     items_added = models.IntegerField(default=0)
     model_calls = models.IntegerField(default=0)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["project", "day", "tool", "credential", "surface"],
+        constraints = [models.UniqueConstraint(fields=["project", "day", "tool", "credential", "surface", "revision"],
                                                name="one_usage_row")]
 
 

@@ -1,5 +1,6 @@
-"""Counting what callers do, per project and day (tool, credential, surface), and keeping their last errors:
-what the console's Usage page shows. Recorded by tools.call, the one path every surface takes."""
+"""Counting what callers do, per project and day (tool, credential, surface, and the MCP protocol revision a call
+spoke), and keeping their last errors: what the console's Usage page shows. Recorded by tools.call, the one
+path every surface takes; the revision is set around the call by mcp/ (`speaking`), which alone knows it."""
 
 import contextlib
 import contextvars
@@ -24,6 +25,18 @@ class Tally:
 
 
 _current: contextvars.ContextVar[Tally | None] = contextvars.ContextVar("usage_tally", default=None)
+# The MCP protocol revision the calls being made speak ("" off MCP: the HTTP routes, the console).
+_revision: contextvars.ContextVar[str] = contextvars.ContextVar("usage_revision", default="")
+
+
+@contextlib.contextmanager
+def speaking(revision: str):
+    """Count the calls made inside as speaking this MCP protocol revision (set by mcp/, which knows it)."""
+    token = _revision.set(revision)
+    try:
+        yield
+    finally:
+        _revision.reset(token)
 
 
 @contextlib.contextmanager
@@ -52,9 +65,11 @@ def credential(context: Context) -> str:
 
 
 _UPSERT = """
-INSERT INTO memory_usageday (project_id, day, tool, credential, surface, requests, errors, items_added, model_calls)
-VALUES (%(project)s, %(day)s, %(tool)s, %(credential)s, %(surface)s, 1, %(errors)s, %(items)s, %(models)s)
-ON CONFLICT (project_id, day, tool, credential, surface) DO UPDATE SET
+INSERT INTO memory_usageday (project_id, day, tool, credential, surface, revision, requests, errors, items_added,
+                             model_calls)
+VALUES (%(project)s, %(day)s, %(tool)s, %(credential)s, %(surface)s, %(revision)s, 1, %(errors)s, %(items)s,
+        %(models)s)
+ON CONFLICT (project_id, day, tool, credential, surface, revision) DO UPDATE SET
     requests = memory_usageday.requests + 1, errors = memory_usageday.errors + EXCLUDED.errors,
     items_added = memory_usageday.items_added + EXCLUDED.items_added,
     model_calls = memory_usageday.model_calls + EXCLUDED.model_calls
@@ -68,7 +83,8 @@ def record(context: Context, tool: str, surface: str, tally: Tally, *, items_add
     try:
         with scoped(context.project.pk), connection.cursor() as cursor:
             cursor.execute(_UPSERT, {"project": context.project.pk, "day": timezone.now().date(), "tool": tool,
-                                     "credential": label, "surface": surface, "errors": int(error is not None),
+                                     "credential": label, "surface": surface, "revision": _revision.get(),
+                                     "errors": int(error is not None),
                                      "items": items_added, "models": tally.model_calls})
             if error is not None:
                 kept = RecentError.objects.create(project=context.project, tool=tool, credential=label,

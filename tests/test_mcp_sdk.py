@@ -3,8 +3,8 @@
 The SDK runs in its own process (tests/sdk/mcp_client.py, `python -P` from a temporary directory) because
 the project's `mcp/` app shadows the SDK's import name in this one. The server is pytest-django's
 live_server; Celery runs eagerly, so memory_add's background read happens inside the live server thread.
-Both the v2 `Client` (which probes `server/discover` first and must fall back to `initialize`) and the v1
-`ClientSession` are exercised.
+The v2 `Client` in its default mode probes `server/discover` and speaks 2026-07-28; the same `Client` in
+legacy mode and the v1 `ClientSession` still initialize and speak the wire document's newest revision.
 """
 
 import json
@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from mcp.instructions import SAVE_ALMOST_EVERYTHING, SEARCH_FIRST
+from mcp.era import MODERN
 from mcp.protocol import LATEST, SERVER_INFO
 
 SCRIPT = Path(__file__).parent / "sdk" / "mcp_client.py"
@@ -70,7 +71,51 @@ def assert_one_message_a_post_and_no_session(seen, negotiated):
         assert "error_code" not in exchange, exchange
 
 
-@pytest.mark.parametrize("mode", ["v2", "v1"])
+def assert_it_added_and_found_the_phrase(seen):
+    assert seen["add"]["is_error"] is False
+    added = json.loads(seen["add"]["text"])
+    assert added["searchable"] is True
+    assert [(i["id"], i["status"], i["searchable"]) for i in added["items"]] == [
+        ("sdk-interop-1", "added", True), ("sdk-interop-2", "added", True),
+    ]
+    assert seen["grep"]["is_error"] is False
+    grep = json.loads(seen["grep"]["text"])
+    assert grep["pattern"] == PHRASE and grep["found"] == 1
+    [hit] = grep["hits"]
+    assert PHRASE in hit["text"] and PHRASE in hit["match"]
+    assert hit["item_ids"] == ["sdk-interop-1"]
+    assert hit["path"].startswith("passages/") and hit["passage_id"]
+
+
+def test_the_v2_client_discovers_2026_07_28_and_calls_every_tool(sdk, write_key):
+    seen = sdk(write_key[1], "v2", "--phrase", PHRASE)
+
+    assert_the_sdk_is_the_installed_one(seen)
+    assert seen["discovered"] is True and seen["protocol_version"] == MODERN
+    assert seen["discover_result"]["supportedVersions"][0] == MODERN
+    assert seen["server_info"] == SERVER_INFO
+    assert seen["capabilities"]["tools"] == {"listChanged": False}
+    assert seen["instructions"] == SEARCH_FIRST + "\n\n" + SAVE_ALMOST_EVERYTHING
+    assert seen["tools"] == [*READ_TOOLS, "memory_add"]
+    assert_it_added_and_found_the_phrase(seen)
+    called = seen["every_tool"]
+    assert sorted([*called, "memory_grep"]) == sorted(READ_TOOLS), "every tool called"
+    for name in ("memory_search", "memory_read", "memory_ls", "memory_around", "memory_latest", "memory_overview"):
+        assert called[name]["is_error"] is False, (name, called[name])
+    assert PHRASE in called["memory_read"]["text"]
+
+    exchanges = seen["exchanges"]
+    assert exchanges[0]["method"] == "server/discover" and exchanges[0]["status"] == 200
+    assert not any(e["method"] == "initialize" for e in exchanges), "no handshake in the new era"
+    for exchange in exchanges:
+        assert exchange["http"] == "POST" and exchange["status"] == 200, exchange
+        assert exchange["protocol_version"] == MODERN and exchange["mcp_method"] == exchange["method"], exchange
+        assert not exchange["session_id"] and "error_code" not in exchange, exchange
+    calls = [e for e in exchanges if e["method"] == "tools/call"]
+    assert len(calls) == len(READ_TOOLS) + 1 and all(e["mcp_name"] for e in calls)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "v1"])
 def test_it_initializes_lists_adds_and_greps(sdk, write_key, mode):
     seen = sdk(write_key[1], mode, "--phrase", PHRASE)
 
@@ -86,41 +131,14 @@ def test_it_initializes_lists_adds_and_greps(sdk, write_key, mode):
     assert all(seen["read_only_hints"][name] is True for name in READ_TOOLS)
     assert seen["read_only_hints"]["memory_add"] is False
 
-    assert seen["add"]["is_error"] is False
-    added = json.loads(seen["add"]["text"])
-    assert added["searchable"] is True
-    assert [(i["id"], i["status"], i["searchable"]) for i in added["items"]] == [
-        ("sdk-interop-1", "added", True), ("sdk-interop-2", "added", True),
-    ]
-
-    assert seen["grep"]["is_error"] is False
-    grep = json.loads(seen["grep"]["text"])
-    assert grep["pattern"] == PHRASE and grep["found"] == 1
-    [hit] = grep["hits"]
-    assert PHRASE in hit["text"] and PHRASE in hit["match"]
-    assert hit["item_ids"] == ["sdk-interop-1"]
-    assert hit["path"].startswith("passages/") and hit["passage_id"]
+    assert_it_added_and_found_the_phrase(seen)
+    assert len(seen["every_tool"]) == len(READ_TOOLS) - 1, "every other tool called too"
+    assert not any(e["method"] == "server/discover" for e in seen["exchanges"]), "no probe: the old era"
 
     assert_one_message_a_post_and_no_session(seen, LATEST)
 
 
-def test_it_falls_back_from_the_v2_clients_discover_probe(sdk, read_key):
-    seen = sdk(read_key[1], "v2", "--read-only")
-
-    assert seen["discovered"] is False, "a handshake-era server: the v2 Client must have used initialize"
-    probe, handshake = seen["exchanges"][:2]
-    assert probe["method"] == "server/discover" and probe["is_request"]
-    assert probe["protocol_version"] == "2026-07-28"
-    # Answered with a JSON-RPC error the SDK treats as "not a modern server" (anything but a -32022 naming
-    # only modern versions), so it falls back to the handshake on the same connection.
-    assert probe["content_type"].startswith("application/json") and "error_code" in probe
-    assert probe["error_code"] != -32022
-    assert handshake["method"] == "initialize"
-    assert [e["method"] for e in seen["exchanges"]].count("server/discover") == 1
-    assert_one_message_a_post_and_no_session(seen, LATEST)
-
-
-@pytest.mark.parametrize("mode", ["v2", "v1"])
+@pytest.mark.parametrize("mode", ["v2", "legacy"])
 def test_a_read_key_lists_no_memory_add(sdk, read_key, mode):
     seen = sdk(read_key[1], mode, "--read-only")
 

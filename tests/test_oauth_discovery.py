@@ -50,7 +50,7 @@ def test_it_serves_the_authorization_server_metadata(db):
     assert body["response_types_supported"] == ["code"]
     assert body["scopes_supported"] == ["memory:read", "memory:write"]
     assert body["authorization_response_iss_parameter_supported"] is True
-    assert body["client_id_metadata_document_supported"] is False
+    assert body["client_id_metadata_document_supported"] is True  # sign-in by Client ID Metadata Document
     assert "introspection_endpoint" not in body
 
 

@@ -245,6 +245,14 @@ OAUTH2_PROVIDER = {
     "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
     "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["none", "client_secret_post", "client_secret_basic"],
     "DCR_ENABLED": True,  # served by mcp.oauth.register, advertised by the toolkit's metadata view
+    # Client ID Metadata Documents (the 2026-07-28 authorization spec's preferred sign-in, claude.ai's when the
+    # metadata offers it): a client_id that is an https URL is fetched by the toolkit's SafeMetadataFetcher
+    # (https only, no redirects, the connected address checked, 5 s, 16 KB, cached, failures backed off) and
+    # becomes a public app. Dynamic registration stays for older clients.
+    "CIMD_ENABLED": True,
+    # At most 2 fetches at once per process, well below its 8 web threads (`make run`'s gunicorn): a flood
+    # of made-up client_id URLs, each held up to the 5 s timeout, never takes the threads others need.
+    "CIMD_MAX_CONCURRENT_FETCHES": 2,
     "OAUTH2_PROTECTED_RESOURCE_NAME": "twin memory",
     "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
     "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,

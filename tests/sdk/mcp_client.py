@@ -3,13 +3,15 @@
 Run it in its own process whose sys.path does not hold the project root (the project's `mcp/` app shadows
 the SDK's import name), e.g. from another working directory with `python -P`:
 
-    python -P tests/sdk/mcp_client.py URL KEY ACCOUNT v2|v1 [--phrase P] [--read-only]
+    python -P tests/sdk/mcp_client.py URL KEY ACCOUNT v2|legacy|v1 [--phrase P] [--read-only]
 
-v2 uses the SDK's `Client` (mode "auto": it probes `server/discover` first and must fall back to
-`initialize`); v1 uses the lower-level `ClientSession` over `streamable_http_client`. Both initialize, list
-the tools, call memory_add (wait: true) then memory_grep for the phrase, unless --read-only. It prints ONE
-JSON line with what it saw, including every HTTP exchange (JSON-RPC method, MCP-Protocol-Version sent,
-status, error code), so the caller can assert on the negotiation too.
+v2 uses the SDK's `Client` in its default mode "auto": it probes `server/discover` and speaks 2026-07-28 when
+the server answers it, else falls back to `initialize`. legacy is the same `Client` with mode "legacy" (the
+initialize handshake, as before 2026); v1 the lower-level `ClientSession` over `streamable_http_client`. Each
+lists the tools, then, unless --read-only, calls memory_add (wait: true), memory_grep for the phrase and every
+other tool listed. It prints ONE JSON line with what it saw, including every HTTP exchange (JSON-RPC method,
+MCP-Protocol-Version, Mcp-Method and Mcp-Name sent, status, error code), so the caller can assert on the
+negotiation too.
 """
 
 import argparse
@@ -48,6 +50,8 @@ def _exchange_recorder(exchanges: list[dict]):
             "method": body.get("method") if isinstance(body, dict) else None,
             "is_request": isinstance(body, dict) and "id" in body,
             "protocol_version": request.headers.get("mcp-protocol-version"),
+            "mcp_method": request.headers.get("mcp-method"),
+            "mcp_name": request.headers.get("mcp-name"),
             "origin": request.headers.get("origin"),
         })
 
@@ -100,6 +104,18 @@ async def _exercise(session_like, seen: dict, phrase: str, read_only: bool) -> N
     seen["add"] = _tool_call(added)
     grep = await session_like.call_tool("memory_grep", {"pattern": phrase})
     seen["grep"] = _tool_call(grep)
+    hit = json.loads(seen["grep"]["text"])["hits"][0]
+    others = {  # every other tool, on what the add saved; a tool error is an answer, a protocol error raises
+        "memory_search": {"query": f"Which is my favourite tram, the {phrase}?"},
+        "memory_read": {"path": hit["path"]},
+        "memory_ls": {},
+        "memory_around": {"passage_id": hit["passage_id"]},
+        "memory_history": {"subject": "user"},
+        "memory_latest": {"k": 2},
+        "memory_overview": {},
+    }
+    seen["every_tool"] = {name: _tool_call(await session_like.call_tool(name, arguments))
+                          for name, arguments in others.items() if name in seen["tools"]}
 
 
 async def run(url: str, key: str, account: str, mode: str, phrase: str, read_only: bool) -> dict:
@@ -112,13 +128,15 @@ async def run(url: str, key: str, account: str, mode: str, phrase: str, read_onl
     http.event_hooks = _exchange_recorder(exchanges)
     async with http:
         transport = streamable_http_client(url, http_client=http)
-        if mode == "v2":
-            async with Client(transport, mode="auto", read_timeout_seconds=30, cache=None) as client:
+        if mode in ("v2", "legacy"):
+            client_mode = "auto" if mode == "v2" else "legacy"
+            async with Client(transport, mode=client_mode, read_timeout_seconds=30, cache=None) as client:
                 seen["protocol_version"] = client.protocol_version
                 seen["server_info"] = _wire(client.server_info)
                 seen["instructions"] = client.instructions
                 seen["capabilities"] = _wire(client.server_capabilities)
                 seen["discovered"] = client.session.discover_result is not None
+                seen["discover_result"] = _wire(client.session.discover_result)
                 await _exercise(client, seen, phrase, read_only)
         else:
             async with transport as (read_stream, write_stream):
@@ -144,7 +162,7 @@ def main() -> int:
     parser.add_argument("url")
     parser.add_argument("key")
     parser.add_argument("account")
-    parser.add_argument("mode", choices=("v2", "v1"))
+    parser.add_argument("mode", choices=("v2", "legacy", "v1"))
     parser.add_argument("--phrase", default="Sapphire Heron")
     parser.add_argument("--read-only", action="store_true", help="list tools only; no add or grep")
     args = parser.parse_args()

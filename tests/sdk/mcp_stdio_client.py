@@ -4,9 +4,11 @@ Run from another working directory with `python -P` (the project's `mcp/` app sh
 
     python -P tests/sdk/mcp_stdio_client.py SPEC_JSON
 
-SPEC_JSON holds {"command", "args", "cwd", "env", "calls": [[tool, arguments], ...]}. The script starts the
-server, initializes, lists the tools, makes each call, and prints ONE JSON line: the server's instructions,
-the tool names, and per call its isError flag and its text.
+SPEC_JSON holds {"command", "args", "cwd", "env", "calls": [[tool, arguments], ...]} and optionally
+"client": "v2". The script starts the server, initializes (the v1 `ClientSession`) or lets the v2 `Client`
+negotiate (its default mode probes `server/discover` first), lists the tools, makes each call, and prints ONE
+JSON line: the revision spoken, the server's instructions, the tool names, and per call its isError flag and
+its text.
 """
 
 import asyncio
@@ -21,20 +23,35 @@ if os.path.basename(os.path.dirname(os.path.dirname(os.path.abspath(mcp.__file__
     print(json.dumps({"ok": False, "error": f"`import mcp` resolved to {mcp.__file__}"}))
     sys.exit(2)
 
-from mcp import ClientSession  # noqa: E402
+from mcp import Client, ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+
+
+async def _calls(session_like, spec: dict) -> list[dict]:
+    calls = []
+    for name, arguments in spec["calls"]:
+        result = await session_like.call_tool(name, arguments)
+        text = result.content[0].text if result.content else ""
+        calls.append({"name": name, "isError": result.is_error, "text": text})
+    return calls
+
+
+async def run_v2(server: StdioServerParameters, spec: dict) -> dict:
+    async with Client(server, mode="auto", cache=None) as client:
+        tools = await client.list_tools()
+        return {"ok": True, "protocol_version": client.protocol_version,
+                "discovered": client.session.discover_result is not None, "instructions": client.instructions,
+                "tools": [t.name for t in tools.tools], "calls": await _calls(client, spec)}
 
 
 async def run(spec: dict) -> dict:
     server = StdioServerParameters(command=spec["command"], args=spec["args"], cwd=spec["cwd"], env=spec["env"])
+    if spec.get("client") == "v2":
+        return await run_v2(server, spec)
     async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
         init = await session.initialize()
         tools = await session.list_tools()
-        calls = []
-        for name, arguments in spec["calls"]:
-            result = await session.call_tool(name, arguments)
-            calls.append({"name": name, "isError": result.is_error,
-                          "text": result.content[0].text if result.content else ""})
+        calls = await _calls(session, spec)
         return {"ok": True, "protocol_version": init.protocol_version, "instructions": init.instructions,
                 "tools": [t.name for t in tools.tools],
                 "annotations": {t.name: t.annotations.model_dump(by_alias=True, exclude_none=True) for t in tools.tools},
