@@ -161,7 +161,8 @@ def fill(end_users: list[tuple[int, int]]):
     n_turns = len(turns)
     copies = {
         "item": "COPY memory_item (id, end_user_id, external_id, kind, text, at, author, role, session, title, "
-                "about, metadata, version, read_version, read_at, created_at, updated_at) FROM STDIN",
+                "about, metadata, version, read_version, read_at, created_at, updated_at, failed_version, failed_reason) "
+                "FROM STDIN",
         "thread": "COPY memory_thread (id, end_user_id, tid, source, kind, key, title, next_seq, created_at) "
                   "FROM STDIN",
         "passage": "COPY memory_passage (id, end_user_id, thread_id, item_id, seq, path, kind, at, author, role, "
@@ -204,7 +205,7 @@ def fill(end_users: list[tuple[int, int]]):
                 external = f"m{item_id}"
                 author = turns[b]["author"]
                 rows["item"].append((item_id, end_user, external, "message", text, at, author, "user", session, "",
-                                     "", "{}", 1, 1, now, now, now))
+                                     "", "{}", 1, 1, now, now, now, 0, ""))
                 rows["passage"].append((passage_id, end_user, thread_id, item_id, seq,
                                         f"passages/memory/messages/{tid}/p_{seq:04d}.md", "message", at, author,
                                         "user", "", "", text, [external], HalfVector(t_vec[position]),
