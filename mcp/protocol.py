@@ -6,7 +6,7 @@ call's outcome becomes JSON-RPC in one place, `tool_reply`.
 """
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http import HTTPStatus
 
 from accounts.auth import Context
@@ -24,6 +24,8 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
+# Our own codes sit in -32004..-32019: -32000..-32003 are the SDKs', -32020..-32099 the MCP specification's.
+UNAVAILABLE = -32010  # busy, or a dependency down: data.retry_after says when to try again
 
 log = logging.getLogger(__name__)
 
@@ -39,11 +41,13 @@ class RpcError(Exception):
 @dataclass(frozen=True)
 class Reply:
     """What one message gets back: the JSON-RPC response (None for a notification), and the HTTP status the
-    wire document gives it: 400 for a message that is not JSON-RPC, 403 for a caller refused for scope, else
-    200. The stdio server sends the response alone."""
+    wire document gives it: 400 for a message that is not JSON-RPC, 403 for a caller refused for scope, 503
+    (with its Retry-After header) when the service cannot answer now, else 200. The stdio server sends the
+    response alone."""
 
     response: dict | None
     status: int = HTTPStatus.OK
+    headers: dict = field(default_factory=dict)
 
 
 def error_response(request_id, code: int, message: str, data=None) -> dict:
@@ -121,14 +125,27 @@ def tool_reply(request_id, outcome: Outcome) -> Reply:
 
     An answer is a result whose text is the HTTP route's JSON; a tool error the same with isError: true. A
     refusal is a JSON-RPC error carrying the refusal's JSON as data: bad arguments are Invalid params; a caller
-    without the scope is an Invalid request that HTTP answers 403 (the MCP overview; RFC 6750 §3.1).
+    without the scope is an Invalid request that HTTP answers 403 (the MCP overview; RFC 6750 §3.1); a call
+    the service cannot serve now is -32010 (unavailable_reply).
     """
+    if outcome.status == HTTPStatus.SERVICE_UNAVAILABLE:
+        return unavailable_reply(request_id, outcome.body)
     if outcome.kind != REFUSAL:
         content = [{"type": "text", "text": outcome.text}]
         return Reply(result_response(request_id, {"content": content, "isError": outcome.kind == TOOL_ERROR}))
     if outcome.status == HTTPStatus.BAD_REQUEST:
         return Reply(error_response(request_id, INVALID_PARAMS, outcome.message, outcome.body))
     return Reply(error_response(request_id, INVALID_REQUEST, outcome.message, outcome.body), outcome.status)
+
+
+def unavailable_reply(request_id, refusal: dict) -> Reply:
+    """The reply when the service cannot answer now (twin/unavailable.py): error -32010 with data {error,
+    retry_after}; over HTTP a 503 with Retry-After. The one place MCP says so, for a tool's outcome and for a
+    request refused before its dispatch alike."""
+    retry_after = refusal["retry_after"]
+    data = {"error": refusal["error"], "retry_after": retry_after}
+    return Reply(error_response(request_id, UNAVAILABLE, refusal["message"], data),
+                 HTTPStatus.SERVICE_UNAVAILABLE, {"Retry-After": str(retry_after)})
 
 
 def _tool_named(session: Session, name) -> Tool:
