@@ -5,7 +5,7 @@ import logging
 import time
 import uuid
 
-from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -102,7 +102,7 @@ def _read_now(memory: Memory, ids: list[str]) -> set[str]:
         with memory.scoped():
             return set(memory.items().filter(external_id__in=ids, read_version=F("version"))
                        .values_list("external_id", flat=True))
-    except DatabaseError as error:
+    except (OperationalError, InterfaceError) as error:  # busy or away (twin/unavailable.py)
         log.warning("Stored, but could not look whether searchable: %s", error.__class__.__name__)
         return set()
 

@@ -48,7 +48,7 @@ def unavailable_from(error: BaseException) -> Unavailable | None:
     if any(isinstance(cause, psycopg.errors.QueryCanceled) for cause in causes):
         return Unavailable("The database took too long to answer.", BUSY_RETRY_SECONDS)
     if any(isinstance(cause, (OperationalError, InterfaceError, psycopg.OperationalError)) for cause in causes):
-        return Unavailable("The database is not answering.", DOWN_RETRY_SECONDS)
+        return Unavailable("The database could not answer now.", DOWN_RETRY_SECONDS)
     if any(isinstance(cause, (redis.ConnectionError, redis.TimeoutError)) for cause in causes):
         return Unavailable("Redis is not answering.", DOWN_RETRY_SECONDS)
     return None
