@@ -167,34 +167,53 @@ class Stack:
         return done.stdout
 
     def start(self) -> "Stack":
+        """Everything, as `make run` does: Redis, PostgreSQL set up and migrated, the demo project and its
+        keys, then gunicorn and a worker (started side by side)."""
         self.redis.start()
         self.postgres = Postgres(self.directory)
         self.manage("migrate", "--noinput", "-v", "0")
-        slug = self.manage("createproject", "Faults Co", "--owner", "faults@example.com").strip()
-        self.key = self.manage("createkey", slug, "--access", "write").strip().splitlines()[-1]
-        self.url = self.web()
-        self.worker_process = self.worker()
+        self.manage("demo")
+        self.key = json.loads((self.directory / "demo-keys.json").read_text())["write"]
+        web_ready, worker_ready = self.start_web(), self.start_worker()
+        self.url, self.worker_process = web_ready(), worker_ready()
         return self
 
-    def web(self, **env) -> str:
-        """Another gunicorn, from gunicorn.conf.py, with `env` over the defaults; returns its URL."""
+    def start_web(self, **env):
+        """Start another gunicorn from gunicorn.conf.py, with `env` over the defaults; returns a function that
+        waits until it answers and returns its URL."""
         port = free_port()
         log = self.directory / f"web-{port}.log"
         self.processes.append(Process([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py"],
                                       self.env("web", HOST="127.0.0.1", PORT=str(port), **env), log))
         url = f"http://127.0.0.1:{port}"
-        wait_for(lambda: request("GET", f"{url}/healthz", timeout=5).status == 200, START_SECONDS, "gunicorn", log)
-        return url
+
+        def ready() -> str:
+            wait_for(lambda: request("GET", f"{url}/healthz", timeout=5).status == 200, START_SECONDS, "gunicorn", log)
+            return url
+        return ready
+
+    def web(self, **env) -> str:
+        """Another gunicorn (see start_web), once it answers; returns its URL."""
+        return self.start_web(**env)()
+
+    def start_worker(self):
+        """Start a Celery worker as `make run` does (prefork children, the beat beside it); returns a function
+        that waits until it is ready and returns its Process."""
+        number = len(self.processes)
+        log = self.directory / f"worker-{number}.log"
+        process = Process([sys.executable, "-m", "celery", "-A", "twin", "worker", "-B", "--loglevel", "info",
+                           "--schedule", str(self.directory / f"beat-{number}"), "-n", f"faults-{number}@%h"],
+                          self.env("worker"), log)
+        self.processes.append(process)
+
+        def ready() -> Process:
+            wait_for(lambda: "ready." in log.read_text(), START_SECONDS, "the worker", log)
+            return process
+        return ready
 
     def worker(self) -> Process:
-        """A Celery worker as `make run` starts it (prefork children, the beat beside it)."""
-        log = self.directory / f"worker-{len(self.processes)}.log"
-        process = Process([sys.executable, "-m", "celery", "-A", "twin", "worker", "-B", "--loglevel", "info",
-                           "--schedule", str(self.directory / f"beat-{len(self.processes)}"),
-                           "-n", f"faults-{len(self.processes)}@%h"], self.env("worker"), log)
-        self.processes.append(process)
-        wait_for(lambda: "ready." in log.read_text(), START_SECONDS, "the worker", log)
-        return process
+        """Another worker (see start_worker), once it is ready."""
+        return self.start_worker()()
 
     def headers(self, account: str) -> dict:
         return {"Authorization": f"Bearer {self.key}", "X-Twin-Account": account}

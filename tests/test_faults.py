@@ -37,9 +37,10 @@ def stack():
 
 @pytest.fixture(scope="module")
 def one_connection(stack):
-    """Another gunicorn whose one process has a pool of one connection: whoever holds it makes the rest wait."""
-    return stack.web(WEB_WORKERS="1", DB_POOL_MIN="1", DB_POOL_MAX="1", DB_POOL_TIMEOUT=str(POOL_TIMEOUT),
-                     DB_STATEMENT_TIMEOUT_MS=str(STATEMENT_TIMEOUT_MS))
+    """Another gunicorn whose one process has two threads (so one `wait` add may wait) and a pool of one
+    connection: whoever holds it makes the rest wait."""
+    return stack.web(WEB_WORKERS="1", WEB_THREADS="2", DB_POOL_MIN="1", DB_POOL_MAX="1",
+                     DB_POOL_TIMEOUT=str(POOL_TIMEOUT), DB_STATEMENT_TIMEOUT_MS=str(STATEMENT_TIMEOUT_MS))
 
 
 def waiting_on_locks(stack) -> int:
@@ -84,7 +85,8 @@ def test_a_request_finding_the_pool_taken_answers_503_within_a_second(stack, one
 
 def test_a_waiting_add_holds_no_connection_and_answers_when_its_read_commits(stack, one_connection):
     """While a `wait` add waits for its read (held back by a lock the test holds on the passages), the pool's
-    one connection serves other requests; once the read commits, the add answers searchable at once."""
+    one connection serves other requests, and another `wait` add, beyond half the threads, answers at once;
+    once the read commits, the waiting add answers searchable at once."""
     account = "waiting"
     subscribers = redis.Redis.from_url(stack.redis.url)
     locker = stack.postgres.connect()
@@ -95,8 +97,13 @@ def test_a_waiting_add_holds_no_connection_and_answers_when_its_read_commits(sta
                                   items=[{"text": "Ana's cat is called Miso.", "id": "cat"}])
             wait_for(lambda: waiting_on_locks(stack) == 1, 20, "the read to wait on the passages' lock")
             wait_for(lambda: subscribers.pubsub_channels("twin:read:*"), 10, "the add to listen for its read")
-            me = stack.tool(account, "search", url=one_connection, query="What is the cat called?")
-            assert me.status != 503 and not waiting.done(), me
+            search = stack.tool(account, "search", url=one_connection, query="What is the cat called?")
+            assert search.status != 503 and not waiting.done(), search
+            # another end user: the held read keeps its own end user's row locked, as every read's write does
+            beyond = stack.tool("beyond", "add", url=one_connection, wait=True,
+                                items=[{"text": "Ben's dog is called Rex.", "id": "dog"}])
+            assert beyond.status == 200 and beyond.body["searchable"] is False and beyond.seconds < 1, beyond
+            assert not waiting.done()
             locker.rollback()
             released = time.monotonic()
             answer = waiting.result(timeout=30)
@@ -184,17 +191,16 @@ def test_a_worker_killed_in_the_middle_of_a_read_loses_nothing_and_reads_nothing
     wait_for(lambda: stack.read_counts(account)["read"] == ITEMS_IN_FLIGHT, 60, "every item read",
              stack.worker_process.log)
     with stack.postgres.connect() as db:
+        mine = "i.end_user_id = (SELECT id FROM accounts_enduser WHERE external_id = %(account)s)"
         per_item = db.execute(
             "SELECT count(p.id) AS passages FROM memory_item i LEFT JOIN memory_passage p ON p.item_id = i.id "
-            "WHERE i.external_id LIKE 'd%' GROUP BY i.id").fetchall()
-        repeated = db.execute(
-            "SELECT count(*) AS n FROM (SELECT 1 FROM memory_fact f JOIN memory_item i ON i.id = f.item_id "
-            "WHERE i.external_id LIKE 'd%' AND f.retracted_at IS NULL "
-            "GROUP BY f.item_id, f.subject_key, f.attribute, f.value HAVING count(*) > 1) twice").fetchone()["n"]
-        facts = db.execute("SELECT count(*) AS n FROM memory_fact WHERE retracted_at IS NULL "
-                           "AND attribute = 'pet'").fetchone()["n"]
+            f"WHERE {mine} GROUP BY i.id", {"account": account}).fetchall()
+        facts = db.execute(
+            "SELECT count(*) AS facts, count(DISTINCT (f.item_id, f.subject_key, f.attribute, f.value)) AS different "
+            f"FROM memory_fact f JOIN memory_item i ON i.id = f.item_id WHERE {mine} AND f.retracted_at IS NULL",
+            {"account": account}).fetchone()
     assert [row["passages"] for row in per_item] == [1] * ITEMS_IN_FLIGHT
-    assert repeated == 0 and facts == ITEMS_IN_FLIGHT
+    assert facts == {"facts": ITEMS_IN_FLIGHT, "different": ITEMS_IN_FLIGHT}  # one pet each, none twice
 
 
 def dog_name(i: int) -> str:
