@@ -78,6 +78,7 @@ run: setup
 	wait
 
 # Two pytest workers (each with its own test database and Celery queue): about 1.7 times faster on 2 cores.
+# loadgroup: tests that share one costly fixture (the fault tests' own service) stay on one worker.
 TEST_WORKERS ?= 2
 test: setup
-	$(PY) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)

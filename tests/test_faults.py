@@ -16,7 +16,8 @@ import redis
 
 from tests.own_stack import Stack, wait_for
 
-pytestmark = pytest.mark.faults
+# One pytest worker runs them all, on one stack (`--dist loadgroup`, the Makefile's).
+pytestmark = [pytest.mark.faults, pytest.mark.xdist_group("faults")]
 
 POOL_TIMEOUT = 0.5  # the deterministic pool's wait for a connection
 STATEMENT_TIMEOUT_MS = 2000  # its statement timeout (5 s in production): the held add gives up after this
