@@ -85,15 +85,19 @@ migrate: $(VENV)/.installed database
 	@TWIN_PROCESS=command $(PY) manage.py migrate --noinput -v 0
 	@echo "Database migrated"
 
-# Each process names its kind (TWIN_PROCESS, read once by twin/settings.py).
+# Each process names its kind (TWIN_PROCESS, read once by twin/settings.py). Sizes (web workers and threads,
+# pool, worker children) come from the environment (twin/capacity.py, README "Sizing"); checkconnections
+# refuses to start what the database could not serve.
 run: setup
+	@TWIN_PROCESS=command $(PY) manage.py checkconnections
 	@TWIN_PROCESS=command $(PY) manage.py demo --port $(PORT)
 	@trap 'kill 0' INT TERM; \
-	TWIN_PROCESS=worker $(VENV)/bin/celery -A twin worker -B --loglevel=info --concurrency=2 --schedule var/celerybeat-schedule & \
-	TWIN_PROCESS=web $(VENV)/bin/gunicorn twin.wsgi --bind $(HOST):$(PORT) --workers 2 --threads 8 --access-logfile - & \
+	TWIN_PROCESS=worker $(VENV)/bin/celery -A twin worker -B --loglevel=info --schedule var/celerybeat-schedule & \
+	TWIN_PROCESS=web HOST=$(HOST) PORT=$(PORT) $(VENV)/bin/gunicorn -c gunicorn.conf.py & \
 	wait
 
 # Two pytest workers (each with its own test database and Celery queue): about 1.7 times faster on 2 cores.
+# loadgroup: tests that share one costly fixture (the fault tests' own service) stay on one worker.
 TEST_WORKERS ?= 2
 test: setup
-	$(PY) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)

@@ -8,7 +8,7 @@ bound is defined twice, and a tool call's outcome becomes JSON-RPC in one place,
 """
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http import HTTPStatus
 
 from accounts.auth import Context
@@ -34,6 +34,8 @@ CAPABILITIES = {"tools": {"listChanged": False}}  # exactly what is honoured: no
 LIST_TTL_MS = 300_000
 CACHE_SCOPE = "private"
 TOOLS_CALL = "tools/call"
+# Our own codes sit in -32004..-32019: -32000..-32003 are the SDKs', -32020..-32099 the MCP specification's.
+UNAVAILABLE = -32010  # busy, or a dependency down: data.retry_after says when to try again
 
 log = logging.getLogger(__name__)
 
@@ -41,11 +43,14 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class Reply:
     """What one message gets back: the JSON-RPC response (None for a notification), and the HTTP status the
-    wire document (or, in the new era, the 2026-07-28 transport) gives it. The stdio server sends the
+    wire document (or, in the new era, the 2026-07-28 transport) gives it: 400 for a message that is not
+    JSON-RPC, 403 for a caller refused for scope, 503 (with its Retry-After header) when the service cannot
+    answer now, else 200. The stdio server sends the
     response alone."""
 
     response: dict | None
     status: int = HTTPStatus.OK
+    headers: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -122,8 +127,11 @@ def tool_reply(request_id, outcome: Outcome, era: Era) -> Reply:
     refusal is a JSON-RPC error carrying the refusal's JSON as data: bad arguments are Invalid params; a caller
     without the scope is an Invalid request that HTTP answers 403 (the MCP overview; RFC 6750 §3.1). In the new
     era bad arguments are a tool error instead, with the same JSON: 2026-07-28 reports input validation as a
-    tool execution error, so the model can correct its call (server/tools, Error Handling).
+    tool execution error, so the model can correct its call (server/tools, Error Handling). A call the
+    service cannot serve now is -32010 (unavailable_reply).
     """
+    if outcome.status == HTTPStatus.SERVICE_UNAVAILABLE:
+        return unavailable_reply(request_id, outcome.body)
     if outcome.kind != REFUSAL or (era.modern and outcome.status == HTTPStatus.BAD_REQUEST):
         content = [{"type": "text", "text": outcome.text}]
         return Reply(result_response(request_id, _result(era, {"content": content,
@@ -131,6 +139,16 @@ def tool_reply(request_id, outcome: Outcome, era: Era) -> Reply:
     if outcome.status == HTTPStatus.BAD_REQUEST:
         return Reply(error_response(request_id, INVALID_PARAMS, outcome.message, outcome.body))
     return Reply(error_response(request_id, INVALID_REQUEST, outcome.message, outcome.body), outcome.status)
+
+
+def unavailable_reply(request_id, refusal: dict) -> Reply:
+    """The reply when the service cannot answer now (twin/unavailable.py): error -32010 with data {error,
+    retry_after}; over HTTP a 503 with Retry-After. The one place MCP says so, for a tool's outcome and for a
+    request refused before its dispatch alike."""
+    retry_after = refusal["retry_after"]
+    data = {"error": refusal["error"], "retry_after": retry_after}
+    return Reply(error_response(request_id, UNAVAILABLE, refusal["message"], data),
+                 HTTPStatus.SERVICE_UNAVAILABLE, {"Retry-After": str(retry_after)})
 
 
 def _tool_named(session: Session, name) -> Tool:

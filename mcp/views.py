@@ -17,6 +17,7 @@ from accounts.errors import ApiError
 from memory.limits import JSON_DEPTH_MAX
 from memory.tools import mcp_tools
 from twin import json_limits
+from twin.unavailable import unavailable_from
 
 from . import protocol
 
@@ -50,6 +51,14 @@ def _respond(request, body: dict, status: int) -> JsonResponse:
     return response
 
 
+def _send(request, reply: protocol.Reply) -> JsonResponse:
+    """A dispatch's reply over HTTP, with its status and headers."""
+    response = _respond(request, reply.response, reply.status)
+    for name, value in reply.headers.items():
+        response[name] = value
+    return response
+
+
 def _rpc_error(request, status: int, code: int, message: str, request_id=None, data=None) -> JsonResponse:
     return _respond(request, protocol.error_response(request_id, code, message, data), status)
 
@@ -75,6 +84,11 @@ def mcp_endpoint(request):
         context = context_from_request(request)
     except ApiError as error:
         return _rpc_error(request, error.status, protocol.INVALID_REQUEST, error.message, data=error.as_dict())
+    except Exception as error:  # the credential's look-up found the database busy or away: -32010, not a 500
+        busy = unavailable_from(error)
+        if busy is None:
+            raise
+        return _send(request, protocol.unavailable_reply(None, busy.as_dict()))
     try:
         message = json_limits.loads(request.body)
     except json_limits.InvalidJson as bad:
@@ -85,4 +99,4 @@ def mcp_endpoint(request):
     reply = protocol.dispatch(protocol.Session(context=context, tools=mcp_tools(context)), message, request.headers)
     if reply.response is None:
         return HttpResponse(status=202, content_type="application/json")
-    return _respond(request, reply.response, reply.status)
+    return _send(request, reply)

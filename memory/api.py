@@ -22,7 +22,10 @@ def http_answer(outcome: Outcome) -> HttpResponse:
     The one place /v1/memory/<tool> turns an outcome into a response; the body is byte for byte the text an
     MCP result carries.
     """
-    return HttpResponse(outcome.text, status=outcome.status, content_type="application/json")
+    response = HttpResponse(outcome.text, status=outcome.status, content_type="application/json")
+    for name, value in outcome.headers.items():
+        response[name] = value
+    return response
 
 
 def tool_view(tool: Tool):
@@ -42,6 +45,8 @@ def tool_view(tool: Tool):
                 401: OpenApiResponse(ERROR_SCHEMA, description="No key, or not a key this service issued."),
                 403: OpenApiResponse(ERROR_SCHEMA, description="A read key on a route that writes."),
                 404: OpenApiResponse(ERROR_SCHEMA, description="Memory holds no answer: why, and what exists."),
+                503: OpenApiResponse(ERROR_SCHEMA, description="Busy, or a dependency is down: try again after "
+                                     "Retry-After seconds (also retry_after in the body)."),
             },
             tags=["memory"],
         )

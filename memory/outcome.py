@@ -8,7 +8,7 @@ failed (`failure_message`), or lets Django answer 500.
 """
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http import HTTPStatus
 
 from accounts.errors import ApiError
@@ -26,12 +26,14 @@ class Outcome:
 
     `body` is the JSON every surface sends: the tool's answer, or `{error, message, …details}` for a tool
     error or a refusal. `status` is the HTTP status /v1/memory/<tool> answers with: 200, or the error's own
-    (404 memory cannot answer, 400 bad arguments, 403 insufficient scope).
+    (404 memory cannot answer, 400 bad arguments, 403 insufficient scope, 503 unavailable), and `headers`
+    the HTTP headers the error adds (Retry-After).
     """
 
     kind: str
     body: dict
     status: int = HTTPStatus.OK
+    headers: dict = field(default_factory=dict)
 
     @classmethod
     def answer(cls, body: dict) -> "Outcome":
@@ -41,7 +43,8 @@ class Outcome:
     @classmethod
     def of_error(cls, error: ApiError) -> "Outcome":
         """A tool error when memory cannot answer (CannotAnswer); any other ApiError is a refusal."""
-        return cls(TOOL_ERROR if isinstance(error, CannotAnswer) else REFUSAL, error.as_dict(), error.status)
+        kind = TOOL_ERROR if isinstance(error, CannotAnswer) else REFUSAL
+        return cls(kind, error.as_dict(), error.status, dict(error.headers))
 
     @property
     def error(self) -> str | None:

@@ -5,7 +5,7 @@ import logging
 import time
 import uuid
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -13,14 +13,13 @@ from . import tasks
 from .errors import CannotAnswer, InvalidArguments
 from .limits import ADD_ATTEMPTS, DEFAULT_KIND, WAIT_SECONDS
 from .models import Item, ItemVersion
-from .read import stats
+from .read import notices, stats
 from .read.facts import forget_facts
 from .read.written_index import rewrite_index
 from .selectors import Memory
 
 log = logging.getLogger(__name__)
 EXTERNAL_ID_HEX = 16  # hex digits of a generated item id (it_<16 hex>): 64 bits, no collision in practice
-WAIT_POLL_SECONDS = 0.05  # how often a `wait` add looks whether its items are searchable yet
 
 # The fields an item keeps besides its text; an edit that changes none of them (nor the text) is "unchanged".
 ITEM_FIELDS = ("kind", "at", "author", "role", "session", "title", "about", "expires", "metadata")
@@ -81,17 +80,11 @@ def memory_add(*, memory: Memory, items: list[dict], wait: bool = False) -> dict
 
 def memory_add_settle(*, memory: Memory, answer: dict, wait: bool = False, **_) -> dict:
     """memory_add's answer once it has committed: which items are searchable. With `wait`, answers once
-    every item is, or after WAIT_SECONDS saying so; each look is a short transaction of its own, so the
-    background read's writes are seen as they land."""
+    every item is, or after WAIT_SECONDS saying so (_wait_for_reads)."""
     ids = [result["id"] for result in answer["items"]]
-    deadline = time.monotonic() + (WAIT_SECONDS if wait else 0)
-    while True:
-        with memory.scoped():
-            read = set(memory.items().filter(external_id__in=ids, read_version=F("version"))
-                       .values_list("external_id", flat=True))
-        if read >= set(ids) or time.monotonic() >= deadline:
-            break
-        time.sleep(WAIT_POLL_SECONDS)
+    read = _read_now(memory, ids)
+    if wait and not read >= set(ids):
+        read = _wait_for_reads(memory, ids)
     results = [{**result, "searchable": result["id"] in read} for result in answer["items"]]
     settled = {"items": results, "searchable": all(result["searchable"] for result in results)}
     if wait and not settled["searchable"]:
@@ -99,6 +92,43 @@ def memory_add_settle(*, memory: Memory, answer: dict, wait: bool = False, **_) 
             f"Stored; not every item was searchable after {WAIT_SECONDS} s. The background read will finish them."
         )
     return settled
+
+
+def _read_now(memory: Memory, ids: list[str]) -> set[str]:
+    """Which of `ids` are read at their current version, in a short transaction of its own (so the background
+    read's writes are seen as they land). Empty when the database cannot say: the items are stored, so the
+    add still answers, saying they are not searchable yet."""
+    try:
+        with memory.scoped():
+            return set(memory.items().filter(external_id__in=ids, read_version=F("version"))
+                       .values_list("external_id", flat=True))
+    except (OperationalError, InterfaceError) as error:  # busy or away (twin/unavailable.py)
+        log.warning("Stored, but could not look whether searchable: %s", error.__class__.__name__)
+        return set()
+
+
+def _wait_for_reads(memory: Memory, ids: list[str]) -> set[str]:
+    """Wait up to WAIT_SECONDS for the read of `ids` while holding no database connection: the worker's
+    notice of each committed read (read/notices.py) wakes this for a look, as does the deadline. Answers at
+    once when half this process's threads already wait, or Redis does not answer."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    with notices.listening(memory.end_user.pk) as listener:
+        # Listening from here on: a read that committed before was announced to no one, so look again.
+        read = _read_now(memory, ids)
+        while listener is not None and not read >= set(ids):
+            _hand_back_connection()
+            announced = listener.next(deadline)
+            read = _read_now(memory, ids)
+            if not announced:  # the deadline, or Redis gone: that look was the last
+                break
+    return read
+
+
+def _hand_back_connection() -> None:
+    """Return a pooled connection to the pool before only waiting (Django would keep it to the request's
+    end). A process without a pool keeps its one connection: closing it would only cost a reconnect."""
+    if connection.pool is not None and not connection.in_atomic_block:
+        connection.close()
 
 
 def _store(memory: Memory, items: list[dict]) -> list[dict]:

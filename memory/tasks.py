@@ -5,8 +5,8 @@ was queued with."""
 import logging
 from datetime import timedelta
 
-from celery import shared_task
-from celery.signals import worker_init, worker_ready
+from celery import bootsteps, shared_task
+from celery.signals import worker_init
 from django.conf import settings
 from django.core.cache import cache
 
@@ -104,7 +104,13 @@ def _one_thread_per_worker(**kwargs):
     embeddings.use_threads(1)
 
 
-@worker_ready.connect
-def _sweep_on_start(sender=None, **kwargs):
-    # Items stored while no worker (or no broker) was up are read as soon as one is.
-    sweep_unread.delay(older_than_seconds=0)
+class SweepOnConnect(bootsteps.StartStopStep):
+    """Each time a worker connects to the broker, at its start and again when the broker comes back after an
+    outage, it sweeps: items stored while no worker or no broker was up (their read could not be queued, or
+    its message was lost with the broker) are read within seconds, not at the beat's next sweep. Registered
+    in twin/celery.py."""
+
+    requires = {"celery.worker.consumer.tasks:Tasks"}
+
+    def start(self, consumer):
+        sweep_unread.delay(older_than_seconds=0)

@@ -11,6 +11,7 @@ from typing import Callable
 
 from accounts.auth import Context
 from accounts.errors import ApiError
+from twin.unavailable import UNAVAILABLE, unavailable_from
 
 from .query import browse, history, search
 from . import services, usage
@@ -338,8 +339,9 @@ def call(tool: Tool, context: Context, arguments, *, surface: str = "http") -> O
 
     Every surface calls this, so a tool behaves the same over HTTP, MCP, stdio and the console, and every
     call is counted once for the Usage page. Returns the call's one outcome: the answer, the tool error
-    (memory cannot answer) or the refusal (bad arguments, insufficient scope). An unexpected exception is
-    counted and propagates to the surface, which logs it and answers that the tool failed.
+    (memory cannot answer) or the refusal (bad arguments, insufficient scope, or unavailable: busy or a
+    dependency down, twin/unavailable.py). An unexpected exception is counted and propagates to the surface,
+    which logs it and answers that the tool failed.
     """
     with usage.counting() as tally:
         try:
@@ -347,8 +349,15 @@ def call(tool: Tool, context: Context, arguments, *, surface: str = "http") -> O
         except ApiError as expected:  # raised where it is found, deep in a service; answered from here on
             outcome = Outcome.of_error(expected)
         except Exception as error:
-            usage.record(context, tool.name, surface, tally, error="internal", message=error.__class__.__name__)
-            raise
+            busy = unavailable_from(error)
+            if busy is None:
+                usage.record(context, tool.name, surface, tally, error="internal", message=error.__class__.__name__)
+                raise
+            outcome = Outcome.of_error(busy)
+    if outcome.error == UNAVAILABLE:
+        # Not counted: the database it would be counted in is what is out, and waiting for it again would
+        # make a fast 503 slow.
+        return outcome
     if outcome.error:
         usage.record(context, tool.name, surface, tally, error=outcome.error, message=outcome.message)
     else:

@@ -44,9 +44,11 @@ def django_db_setup(request, django_test_environment, django_db_blocker, django_
         old_name = owner.settings_dict["NAME"]
         owner.creation.create_test_db(verbosity=verbosity, autoclobber=True, serialize=False)
         connections[DEFAULT].creation.set_as_test_mirror(owner.settings_dict)
+        connections[DEFAULT].close_pool()  # the test process is a web one: its pool opens on the test database
     yield
     with django_db_blocker.unblock():
         connections[DEFAULT].close()
+        connections[DEFAULT].close_pool()  # its connections would keep the test database from being dropped
         owner.creation.destroy_test_db(old_name, verbosity=verbosity)
 
 

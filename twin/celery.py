@@ -12,3 +12,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "twin.settings")
 app = Celery("twin")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# Each (re)connection to the broker sweeps unread items (memory.tasks.SweepOnConnect); named, not imported,
+# because the tasks need Django, which is set up after this module.
+app.steps["consumer"].add("memory.tasks.SweepOnConnect")

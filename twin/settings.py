@@ -9,6 +9,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from accounts.scopes import DEFAULT_SCOPES, SCOPES
 
+from . import capacity
 from .database import databases
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -90,6 +91,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "twin.middleware.BodyLimitMiddleware",
+    "twin.middleware.UnavailableMiddleware",  # 503 rather than 500 when busy or a dependency is down
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -121,7 +123,8 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = databases(VAR_DIR)  # default: twin_app; owner: twin_owner, for migrate (twin/database.py)
+# default: twin_app, pooled in web processes; owner: twin_owner, for migrate (twin/database.py)
+DATABASES = databases(VAR_DIR, PROCESS_KIND)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -170,6 +173,7 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "twin memory <no-reply@localhost>")
 
 # Celery: Redis is the broker; tasks are acknowledged late so a worker that dies mid-read loses nothing.
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_BROKER_URL = REDIS_URL
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("TWIN_QUEUE", "twin")
 CELERY_TASK_ACKS_LATE = True
@@ -177,10 +181,16 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 600}
+CELERY_WORKER_CONCURRENCY = capacity.WORKER_CONCURRENCY  # prefork children (twin/capacity.py counts them)
+# An add queues its read on commit; a broker that is down must not hold the request: a web process tries
+# once, with a short connect timeout, and the item is left to the sweep (memory.services.enqueue_read).
+# Elsewhere the broker is retried as Celery does by default.
+BROKER_CONNECT_SECONDS_WEB = 0.1  # a broker on the network accepts within a millisecond or two
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 600, "socket_connect_timeout": CELERY_BROKER_CONNECTION_TIMEOUT}
+if PROCESS_KIND == "web":
+    CELERY_BROKER_TRANSPORT_OPTIONS.update(max_retries=0, socket_connect_timeout=BROKER_CONNECT_SECONDS_WEB)
 # The stdio server reads what it saves itself, in its own process, so it works with no worker running.
 CELERY_TASK_ALWAYS_EAGER = PROCESS_KIND == "stdio" or env_bool("CELERY_TASK_ALWAYS_EAGER")
-CELERY_BROKER_CONNECTION_TIMEOUT = 2
 # The sweep re-queues items whose read was lost (broker or worker down); tend-own-indexes gives big memories
 # their own search indexes (memory/read/own_indexes.py). `celery -A twin worker -B` runs both.
 CELERY_BEAT_SCHEDULE = {

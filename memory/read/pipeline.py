@@ -19,7 +19,7 @@ from ..models import Item, Passage, PassageSentence, Thread
 from ..paths import passage_path, thread_id
 from ..selectors import Memory
 from . import failures as failed
-from . import stats
+from . import notices, stats
 from .cutting import cut
 from .facts import record_facts
 from .written_index import rewrite_index
@@ -209,6 +209,8 @@ def read_items(memory: Memory, item_pks: list[int], failures: dict | None = None
                 done += _write(memory, item.pk, item.version, pieces)
         except Exception as error:  # noqa: BLE001 - one item's fault must not stop its batch
             _set_aside(failures, item, error)
+            continue
+        notices.announce_read(memory.end_user.pk)  # committed: a `wait` add of this end user looks again
     if done:
         with memory.scoped():
             rewrite_index(memory)

@@ -1,0 +1,24 @@
+"""gunicorn's settings for the web tier, all from the environment: `gunicorn -c gunicorn.conf.py` (make run).
+
+Sizes come from twin/capacity.py (WEB_WORKERS, WEB_THREADS, WEB_TIMEOUT; README "Sizing"), which also counts
+the database connections they open; HOST and PORT say where to listen. Threads (gthread): a request mostly
+waits on PostgreSQL, Redis or a model, so one process serves many at once, and idle keep-alive connections
+wait in the poller without a thread. The app is loaded in each worker, never before the fork, so no two
+processes share a database pool or a Redis connection.
+"""
+
+import os
+
+from twin import capacity
+
+os.environ.setdefault("TWIN_PROCESS", "web")  # the process kind twin/settings.py reads: pooled, with timeouts
+
+wsgi_app = "twin.wsgi:application"
+bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
+worker_class = "gthread"
+workers = capacity.WEB_WORKERS
+threads = capacity.WEB_THREADS
+timeout = capacity.WEB_TIMEOUT
+graceful_timeout = capacity.WEB_TIMEOUT
+keepalive = capacity.env_int("WEB_KEEPALIVE", 5)  # seconds an idle client connection is kept open
+accesslog = os.environ.get("WEB_ACCESS_LOG", "-")  # "-": standard output; empty: none
