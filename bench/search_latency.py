@@ -325,6 +325,7 @@ def measure(key: str, users: dict[str, int], n_queries: int):
     from memory import embeddings
     from memory.read import own_indexes
     from memory.query import retrieval
+    from memory.selectors import Memory
     from twin.database import OWNER
 
     rng = np.random.default_rng(SEED)
@@ -387,7 +388,7 @@ def measure(key: str, users: dict[str, int], n_queries: int):
     with connection.execute_wrapper(timer.sql):
         run(f"{size:,} passages, brief, shared indexes only", next(u for u, n in users.items() if n == size), {})
     for end_user in {int(name.rsplit("_u", 1)[1]) for name in big}:
-        own_indexes.build(end_user)
+        own_indexes.build(Memory.of_end_user(end_user))
     print("\nmean ms per request:")
     kinds = sorted({k for b in breakdown.values() for k in b}, key=lambda k: -max(b.get(k, 0) for b in breakdown.values()))
     print("| part | " + " | ".join(breakdown) + " |")
