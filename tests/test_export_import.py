@@ -3,6 +3,7 @@ whole, into a fresh end user or another project, with the same items, versions, 
 bad files refused by line and field with nothing stored; keys, tenancy, bounds."""
 
 import gzip
+import importlib
 import json
 import threading
 import tracemalloc
@@ -14,10 +15,13 @@ from django.utils import timezone
 
 from accounts.models import EndUser
 from memory.limits import EXPORTS_AT_ONCE, IMPORT_MAX_BYTES
-from memory.models import Item
+from memory.models import Fact, Item
 from memory.selectors import scoped
 from tests.conftest import Api
 
+# Two passages: the second states a fact, so its source is the item's passage 2.
+LONG_DOCUMENT = ("Tomatoes go along the south wall. " * 36 + "\n\nThe herbs (basil, thyme) sit by the kitchen "
+                 "door.\n\nMy sister Ana lives in Porto.")
 MEMORY = [
     {"id": "home", "text": "I live in Lisbon.", "kind": "note", "at": "2021-03-01"},
     {"id": "job", "text": "I work at Acme as an engineer.", "kind": "note", "at": "2021-04-01",
@@ -27,8 +31,7 @@ MEMORY = [
     {"id": "m2", "text": "Booked: TAP to Tokyo on 12 June, back on 20 June.", "kind": "message",
      "session": "s1", "author": "assistant", "role": "assistant", "at": "2022-05-01T10:01:00Z"},
     {"id": "doc", "kind": "document", "title": "Garden plan", "at": "2022-06-01", "about": "the garden",
-     "text": "Tomatoes go along the south wall.\n\nThe herbs (basil, thyme) sit by the kitchen door.\n\n"
-             "Water everything at dawn in July."},
+     "text": LONG_DOCUMENT},
     {"id": "trip", "text": "I am in Porto this week.", "at": "2023-01-10", "expires": "2023-01-17"},
     {"text": "My favourite tea is genmaicha.", "at": "2023-02-01"},  # a generated id, exported as it is
 ]
@@ -83,6 +86,7 @@ def test_it_round_trips_into_a_fresh_end_user_and_another_project(memory, read_a
     assert by_id["job"]["item"]["metadata"] == {"source": "onboarding", "tags": ["work"]}
     assert any(key.startswith("it_") for key in by_id), "a generated id is exported as it is"
     assert any(fact["value"] == "Madrid" for fact in by_id["move"]["facts"])
+    assert {json.dumps(fact["source"]) for fact in by_id["doc"]["facts"]} == {'{"item": "doc", "passage": 2}'}
 
     fresh = memory.as_account("u_2")
     answer = import_(fresh, body(exported)).json()
@@ -96,6 +100,8 @@ def test_it_round_trips_into_a_fresh_end_user_and_another_project(memory, read_a
         entry["value"] for entry in memory.tool("history", subject="u_1", attribute="home_city").json()["chain"]]
     assert all(entry["source"]["passage_id"].startswith("th_") for entry in history["chain"]
                if entry["retracted_at"] is None), "imported facts point at the rebuilt passages"
+    sister = fresh.tool("history", subject="Ana").json()["chain"][0]["source"]
+    assert sister["passage_id"].endswith("/p_0002") and sister["item_id"] == "doc"
 
     assert import_(charlie_api, gzip.compress(body(exported))).status_code == 200, "gzip, told by its bytes"
     assert export(charlie_api)[1:] == lines and hits(charlie_api) == hits(memory), "moved to another project"
@@ -173,6 +179,23 @@ def test_another_projects_key_cannot_export_this_end_user(one_note, charlie_api)
     assert refused.status_code == 404 and refused.json()["error"] == "no_memory"
     charlie_api.add({"id": "c1", "text": "Charlie's own note."})
     assert [line["item"]["id"] for line in export(charlie_api)[1:]] == ["c1"], "only his own end user's"
+
+
+def test_the_migration_places_the_facts_recorded_before_it(api, project):
+    api.add({"id": "doc", "kind": "document", "text": LONG_DOCUMENT})
+    migration = importlib.import_module("memory.migrations.0010_portable_memory")
+    with scoped(project.pk):
+        recorded = list(Fact.objects.order_by("pk").values_list("source_seq", flat=True))
+        Fact.objects.update(source_seq=None)
+        with connection.cursor() as cursor:
+            cursor.execute(migration.SOURCE_SEQ)
+        assert list(Fact.objects.order_by("pk").values_list("source_seq", flat=True)) == recorded == [2, 2]
+
+
+def test_both_routes_are_in_the_openapi_schema(db):
+    paths = Client().get("/v1/schema", headers={"Accept": "application/json"}).json()["paths"]
+    assert "application/x-ndjson" in paths["/v1/memory/import"]["post"]["requestBody"]["content"]
+    assert "application/x-ndjson" in paths["/v1/memory/export"]["post"]["responses"]["200"]["content"]
 
 
 def test_it_needs_a_key(one_note):
