@@ -206,7 +206,7 @@ def test_it_needs_a_key(one_note):
 def test_at_most_two_exports_stream_at_once(one_note):
     open_ones = [one_note.post("/v1/memory/export") for _ in range(EXPORTS_AT_ONCE)]
     busy = one_note.post("/v1/memory/export")
-    assert busy.status_code == 503 and busy.json()["error"] == "busy" and int(busy["Retry-After"]) > 0
+    assert busy.status_code == 503 and busy.json()["error"] == "unavailable" and int(busy["Retry-After"]) > 0
     b"".join(open_ones[0].streaming_content)  # read to the end: its slot is given back
     assert export(one_note)
     for response in open_ones[1:]:

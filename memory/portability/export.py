@@ -30,11 +30,13 @@ _slots = threading.BoundedSemaphore(EXPORTS_AT_ONCE)
 
 
 class ExportsBusy(ApiError):
-    """EXPORTS_AT_ONCE exports are streaming from this process: 503, to be asked again after Retry-After."""
+    """EXPORTS_AT_ONCE exports are streaming from this process: 503 `unavailable`, to be asked again after
+    Retry-After (the shape of every busy answer)."""
 
     def __init__(self):
-        super().__init__(503, "busy", f"{EXPORTS_AT_ONCE} exports are under way here; try again in "
-                         f"{EXPORT_RETRY_AFTER_SECONDS} s.", retry_after=EXPORT_RETRY_AFTER_SECONDS)
+        super().__init__(503, "unavailable", f"{EXPORTS_AT_ONCE} exports are already streaming from this server "
+                         f"process. Try again in {EXPORT_RETRY_AFTER_SECONDS} s.",
+                         retry_after=EXPORT_RETRY_AFTER_SECONDS)
         self.headers["Retry-After"] = str(EXPORT_RETRY_AFTER_SECONDS)
 
 
