@@ -20,6 +20,8 @@ CAPABILITIES: dict[str, frozenset] = {
     "manage_keys": frozenset({OWNER, ADMIN, MEMBER}),  # create and revoke
     "view_end_users": EVERYONE,                        # the list and one end user's memory, read-only
     "forget_memory": frozenset({OWNER, ADMIN}),        # forget one item or a whole end user
+    "export_memory": EVERYONE,                         # download what the end user's page shows, as a file
+    "import_memory": frozenset({OWNER, ADMIN}),        # put an export into an end user's memory
     "rename_project": frozenset({OWNER, ADMIN}),
     "delete_project": frozenset({OWNER}),
     "view_connections": frozenset({OWNER, ADMIN}),     # every OAuth connection of the project, with Disconnect

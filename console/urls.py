@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import end_users, keys, members, playground, signup, usage, views
+from . import end_users, keys, members, playground, portability, signup, usage, views
 
 app_name = "console"
 
@@ -44,6 +44,8 @@ urlpatterns = [
     path(f"{P}/end-users", end_users.end_users, name="end-users"),
     path(f"{P}/end-users/<str:account>", end_users.end_user, name="end-user"),
     path(f"{P}/end-users/<str:account>/forget", end_users.forget, name="end-user-forget"),
+    path(f"{P}/end-users/<str:account>/export", portability.export, name="end-user-export"),
+    path(f"{P}/end-users/<str:account>/import", portability.import_, name="end-user-import"),
     # MCP, usage, playground.
     path(f"{P}/mcp", views.project_mcp, name="project-mcp"),
     path(f"{P}/mcp/<int:pk>/disconnect", views.project_mcp_disconnect, name="project-mcp-disconnect"),

@@ -44,3 +44,21 @@ READ_RETRIES = 3
 ADD_ATTEMPTS = 3
 
 WAIT_SECONDS = 20  # how long `wait: true` waits for the background read before answering anyway
+
+# Export and import (memory/portability/, docs/export-format.md).
+# An import's body is streamed to a temporary file, never held in memory, so it may be far larger than a JSON
+# request (DATA_UPLOAD_MAX_MEMORY_SIZE, 64 MB): 2 GiB holds a memory of about a million items. The same bound
+# holds for what a gzipped file expands to, so a small bomb cannot fill the disk or run for hours.
+IMPORT_MAX_BYTES = 2 * 1024**3
+# One line of an export (an item with its versions and facts) is read whole: no larger than a JSON body may be.
+IMPORT_LINE_MAX_BYTES = 64 * 1024**2
+# The first pass remembers a 16-byte digest of every id to refuse a repeated one: about 80 MB at this bound.
+IMPORT_MAX_ITEMS = 1_000_000
+IMPORT_BATCH = 1_000  # items stored per transaction: a failure loses at most one batch, and locks stay short
+# Items read from the export's server-side cursor at a time, with their versions and facts: the export holds
+# at most this many items' text in hand (200 x 100,000 characters), whatever the memory's size.
+EXPORT_CHUNK = 200
+# Exports streamed at once by one web process: each holds a database connection and a snapshot for as long
+# as its client reads, so a third waits its turn (503) rather than take the pool's connections.
+EXPORTS_AT_ONCE = 2
+EXPORT_RETRY_AFTER_SECONDS = 30  # a 100,000-item export streams in well under a minute

@@ -4,6 +4,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
+from django.utils import timezone
 from pgvector.django import HalfVectorField, HnswIndex
 
 from accounts.models import EndUser
@@ -49,6 +50,9 @@ class Item(models.Model):
     failed_version = models.PositiveIntegerField(default=0)
     failed_reason = models.CharField(max_length=200, blank=True)
     failed_at = models.DateTimeField(null=True, blank=True)
+    # The version whose facts an import brought (memory/portability/): its read rebuilds passages, vectors and
+    # statistics but extracts no facts. An edit makes a new version, whose read extracts as any other does.
+    facts_imported_version = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -67,6 +71,10 @@ class Item(models.Model):
     def is_failed(self) -> bool:
         return self.failed_version == self.version
 
+    @property
+    def has_imported_facts(self) -> bool:
+        return self.facts_imported_version == self.version
+
 
 class ItemVersion(models.Model):
     """An item's earlier text, kept when it was edited."""
@@ -75,7 +83,7 @@ class ItemVersion(models.Model):
     version = models.PositiveIntegerField()
     text = models.TextField()
     fields = models.JSONField(default=dict)  # the other fields as they were
-    replaced_at = models.DateTimeField(auto_now_add=True)
+    replaced_at = models.DateTimeField(default=timezone.now)  # an import gives it as exported
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["item", "version"], name="one_row_per_version")]
@@ -215,11 +223,14 @@ class Fact(models.Model):
     valid_from = models.DateTimeField()
     valid_to = models.DateTimeField(null=True, blank=True)
     stated_at = models.DateTimeField()
-    recorded_at = models.DateTimeField(auto_now_add=True)
+    recorded_at = models.DateTimeField(default=timezone.now)  # an import gives it as exported
     retracted_at = models.DateTimeField(null=True, blank=True)
     retraction = models.CharField(max_length=16, blank=True)  # edited, corrected, forgotten
     source_path = models.CharField(max_length=200, blank=True)
     source_passage = models.CharField(max_length=40, blank=True)
+    # The source passage's place among its item's passages (1 = the first): what an export names, since a
+    # passage id is rebuilt on import. An imported fact has it before its item's read places it in a passage.
+    source_seq = models.PositiveIntegerField(null=True, blank=True)
     evidence = models.TextField(blank=True)
 
     class Meta:

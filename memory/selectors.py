@@ -182,6 +182,11 @@ class Memory:
         """An item's earlier texts, oldest first."""
         return ItemVersion.objects.filter(item__end_user=self.end_user, item=item)
 
+    def versions_of(self, item_pks: list[int]) -> QuerySet[ItemVersion]:
+        """The earlier texts of the items `item_pks`, by item then oldest first (an export's chunk)."""
+        return ItemVersion.objects.filter(item__end_user=self.end_user, item_id__in=item_pks).order_by(
+            "item_id", "version")
+
     def threads(self) -> QuerySet[Thread]:
         """The memory's threads: conversations, documents, runs of notes."""
         return Thread.objects.filter(end_user=self.end_user)

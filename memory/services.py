@@ -68,9 +68,16 @@ def memory_add(*, memory: Memory, items: list[dict], wait: bool = False) -> dict
     An item whose id exists is edited (its earlier text kept as a version) or, when identical, left
     unchanged. Whether each is searchable, and the wait, are memory_add_settle's, once this has committed.
     """
+    return {"items": store_items(memory=memory, items=items)}
+
+
+def store_items(*, memory: Memory, items: list[dict]) -> list[dict]:
+    """Store validated `items` as memory_add does, each answered `{"id", "status"}`: the one path every
+    item is stored by (memory_add, the import), so whatever _store checks holds for all of them. Runs in a
+    savepoint of the caller's scoped transaction; their read is queued when that commits."""
     for attempt in range(1, ADD_ATTEMPTS + 1):
         try:
-            return {"items": _store(memory, items)}
+            return _store(memory, items)
         except IntegrityError:
             # A call adding the same new id at the same moment inserted it first: store again, finding the
             # row now, so this call edits it (or leaves it unchanged) and every call gets a definite answer.

@@ -14,8 +14,9 @@ EXPECTED = {
     Role.OWNER: set(CAPABILITIES),
     Role.ADMIN: set(CAPABILITIES) - {"manage_owners", "delete_project"},
     Role.MEMBER: {"view_project", "view_members", "view_keys", "manage_keys", "view_end_users", "view_usage",
-                  "use_playground", "run_write_tools", "connect_any_end_user", "grant_write"},
-    Role.VIEWER: {"view_project", "view_members", "view_end_users", "view_usage", "use_playground"},
+                  "use_playground", "run_write_tools", "connect_any_end_user", "grant_write", "export_memory"},
+    Role.VIEWER: {"view_project", "view_members", "view_end_users", "view_usage", "use_playground",
+                  "export_memory"},
 }
 
 

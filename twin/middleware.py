@@ -5,6 +5,7 @@ import logging
 
 from django.conf import settings
 from django.http import JsonResponse
+from django.urls import Resolver404, resolve
 
 from .unavailable import unavailable_from
 
@@ -13,9 +14,20 @@ log = logging.getLogger(__name__)
 CONTENT_LENGTH_DIGITS_MAX = 18  # an exabyte: longer is no real length, and int() of 4,300+ digits raises
 
 
+def declared_bound(path: str) -> int | None:
+    """The body bound the view of `path` declares as `body_max_bytes` (a view that streams its body to disk,
+    such as the import), or None."""
+    try:
+        view = resolve(path).func
+    except Resolver404:
+        return None
+    return getattr(getattr(view, "view_class", view), "body_max_bytes", None)
+
+
 class BodyLimitMiddleware:
     """A Content-Length that is not a number of bytes is a 400 on every path (a view reading it would
-    otherwise fail); a /v1/ body over DATA_UPLOAD_MAX_MEMORY_SIZE is a 413, answered as JSON."""
+    otherwise fail); a body over its route's bound is a 413, answered as JSON: DATA_UPLOAD_MAX_MEMORY_SIZE
+    for /v1/, unless the route's view declares its own (`body_max_bytes`)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -26,10 +38,13 @@ class BodyLimitMiddleware:
             return JsonResponse({"error": "bad_request", "message": "Content-Length must be a number of bytes.",
                                  "field": "Content-Length"}, status=400)
         size = int(declared)
-        if request.path.startswith("/v1/") and size > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
-            return JsonResponse({"error": "too_large", "message": f"The body is {size:,} bytes; at most "
-                                 f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,}.",
-                                 "bound": settings.DATA_UPLOAD_MAX_MEMORY_SIZE}, status=413)
+        if size > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:  # only then is the route's own bound looked up
+            bound = declared_bound(request.path_info)
+            if bound is None and request.path.startswith("/v1/"):
+                bound = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+            if bound is not None and size > bound:
+                return JsonResponse({"error": "too_large", "message": f"The body is {size:,} bytes; at most "
+                                     f"{bound:,}.", "bound": bound}, status=413)
         return self.get_response(request)
 
 

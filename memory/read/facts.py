@@ -35,7 +35,13 @@ def _source(fact: ExtractedFact, passages: list[Passage]) -> Passage | None:
 
 
 def record_facts(memory: Memory, item: Item, passages: list[Passage]) -> int:
-    """Retract what the item's earlier text said, then record what its current text says."""
+    """Retract what the item's earlier text said, then record what its current text says.
+
+    An imported item's facts came with it (memory/portability/): they are placed in its new passages, and
+    nothing is extracted or retracted.
+    """
+    if item.has_imported_facts:
+        return place_imported_facts(memory, item, passages)
     now = timezone.now()
     memory.facts().filter(item=item, retracted_at__isnull=True).update(retracted_at=now, retraction="edited")
     found = fact_extractor()(item.text, author=item.author or None, at=item.at,
@@ -59,9 +65,23 @@ def record_facts(memory: Memory, item: Item, passages: list[Passage]) -> int:
             attribute=fact.attribute, value=fact.value, kind=kind, valid_from=valid_from, valid_to=valid_to,
             stated_at=item.at, source_path=source.path if source else "",
             source_passage=passage_id(source.thread.tid, source.seq) if source else "", evidence=fact.evidence,
+            source_seq=passages.index(source) + 1 if source else None,
         ))
     Fact.objects.bulk_create(rows)
     return len(rows)
+
+
+def place_imported_facts(memory: Memory, item: Item, passages: list[Passage]) -> int:
+    """Point an imported item's facts at its passages, just rebuilt in order: a fact's `source_seq` is its
+    passage's place among them. A place past the last (a retracted fact of an earlier, longer text) leaves
+    the fact without a passage. Returns how many facts were placed."""
+    facts = list(memory.facts().filter(item=item, source_seq__isnull=False))
+    for fact in facts:
+        source = passages[fact.source_seq - 1] if fact.source_seq <= len(passages) else None
+        fact.source_path = source.path if source else ""
+        fact.source_passage = passage_id(source.thread.tid, source.seq) if source else ""
+    Fact.objects.bulk_update(facts, ["source_path", "source_passage"])
+    return len(facts)
 
 
 def _retract_corrected(memory: Memory, item: Item, fact: ExtractedFact, now: datetime) -> None:

@@ -1,0 +1,123 @@
+"""The import: a file of docs/export-format.md put into one end user's memory, in two passes.
+
+The first pass reads every line and checks it (format.check_line: each item as memory_add checks it), so a
+bad line is refused by its number and field before anything is stored. The second stores the items
+IMPORT_BATCH to a transaction, through services.store_items, the path memory_add stores by (whatever it
+checks holds here too), keeping each item's id: importing the same file again leaves every item unchanged.
+An item added here gets its version number, earlier versions and facts as the file gives them, times
+included; its background read then rebuilds passages, vectors and statistics and, when the file says its
+read was done, places the facts it brought rather than extract them again (read/facts.py).
+"""
+
+import hashlib
+from collections import Counter
+from typing import BinaryIO, Callable, Iterator
+
+from .. import services
+from ..limits import IMPORT_BATCH, IMPORT_MAX_ITEMS, ITEMS_MAX
+from ..models import Fact, ItemVersion
+from ..paths import subject_key
+from ..selectors import Memory
+from . import format as fmt
+from . import reader
+
+ID_DIGEST_BYTES = 16  # what the first pass keeps of each id to find a repeated one: 128 bits, no collision
+Progress = Callable[[int, int], None]  # (items stored so far, items in the file)
+
+
+def _item_lines(file: BinaryIO) -> Iterator[fmt.ImportLine]:
+    """The file's item lines, checked, after its checked first line."""
+    lines = reader.lines(file)
+    first = next(lines, None)
+    if first is None:
+        raise fmt.InvalidImport(1, "format", f"format: the file is empty; its first line names the format, "
+                                f"{fmt.FORMAT!r}")
+    fmt.check_header(reader.parsed(*first), first[0])
+    for number, line in lines:
+        yield fmt.check_line(reader.parsed(number, line), number)
+
+
+def check_file(file: BinaryIO) -> int:
+    """The first pass: every line checked, no id named twice, and as many item lines as the first line
+    counts (a file cut short is refused). Returns how many items the file holds."""
+    seen: set[bytes] = set()
+    for line in _item_lines(file):
+        digest = hashlib.blake2b(line.id.encode(), digest_size=ID_DIGEST_BYTES).digest()
+        if digest in seen:
+            raise fmt.InvalidImport(line.number, "item.id", "item.id: repeats an earlier line's; a file holds "
+                                    "each item once")
+        seen.add(digest)
+        if len(seen) > IMPORT_MAX_ITEMS:
+            raise fmt.InvalidImport(line.number, "items", f"a file holds at most {IMPORT_MAX_ITEMS:,} items",
+                                    bound=IMPORT_MAX_ITEMS)
+    first = next(reader.lines(file))
+    promised = reader.parsed(*first).get("items")
+    if promised is not None and promised != len(seen):
+        raise fmt.InvalidImport(first[0], "items", f"items: the first line counts {promised:,} items and the "
+                                f"file holds {len(seen):,}: it was cut short or changed")
+    return len(seen)
+
+
+def store_file(*, memory: Memory, file: BinaryIO, total: int, progress: Progress | None = None) -> dict:
+    """The second pass, once check_file has passed the file (and counted its `total` items): its items put
+    into the memory, IMPORT_BATCH to a transaction. Answers how many items, by memory_add's status, and
+    how many versions and facts came with the added ones; their read runs in the background.
+
+    The end user may be made between the passes, so a refused file leaves no empty end user behind."""
+    statuses, brought = Counter(), Counter()
+    batch: list[fmt.ImportLine] = []
+    done = 0
+    for line in _item_lines(file):
+        batch.append(line)
+        if len(batch) == IMPORT_BATCH:
+            done += _store_batch(memory, batch, statuses, brought)
+            batch = []
+            if progress:
+                progress(done, total)
+    if batch:
+        done += _store_batch(memory, batch, statuses, brought)
+    if progress:
+        progress(done, total)
+    with memory.scoped():
+        unread = memory.items().filter(read_at__isnull=True).count()
+    return {"items": total, "statuses": dict(statuses), "versions": brought["versions"], "facts": brought["facts"],
+            "unread_items": unread,
+            "message": "Stored. The background read rebuilds passages, vectors and the index; memory_overview's "
+                       "unread_items counts the items it has still to read."}
+
+
+def _store_batch(memory: Memory, batch: list[fmt.ImportLine], statuses: Counter, brought: Counter) -> int:
+    """One transaction: the batch's items stored as memory_add stores them (no more than a memory_add's
+    worth of items per call, so each queued read is no bigger than an add's), then the versions and facts
+    of the items it added."""
+    with memory.scoped():
+        answers = []
+        for start in range(0, len(batch), ITEMS_MAX):
+            answers += services.store_items(memory=memory, items=[line.item for line in batch[start:start + ITEMS_MAX]])
+        statuses.update(answer["status"] for answer in answers)
+        added = {answer["id"] for answer in answers if answer["status"] == "added"}
+        lines = [line for line in batch if line.id in added]
+        if lines:
+            versions, facts = _bring(memory, lines)
+            brought.update(versions=versions, facts=facts)
+    return len(batch)
+
+
+def _bring(memory: Memory, lines: list[fmt.ImportLine]) -> tuple[int, int]:
+    """Give items just added their version numbers, earlier versions and facts, as the file has them."""
+    items = {item.external_id: item for item in memory.items().filter(external_id__in=[line.id for line in lines])}
+    numbered: dict[tuple[int, int], list[int]] = {}  # (version, facts_imported_version) -> item pks
+    versions, facts = [], []
+    for line in lines:
+        item = items[line.id]
+        # the read of this version places the facts brought rather than extract them (read/facts.py)
+        numbered.setdefault((line.version, line.version if line.read else 0), []).append(item.pk)
+        versions += [ItemVersion(item=item, **version) for version in line.versions]
+        facts += [Fact(end_user=memory.end_user, item=item, subject_key=subject_key(fact["subject"]), **fact)
+                  for fact in line.facts]
+    # one UPDATE per pair of numbers (most items share one): bulk_update's CASE per row grows as n squared
+    for (version, imported), pks in numbered.items():
+        memory.items().filter(pk__in=pks).update(version=version, facts_imported_version=imported)
+    ItemVersion.objects.bulk_create(versions)
+    Fact.objects.bulk_create(facts)
+    return len(versions), len(facts)
