@@ -183,7 +183,7 @@ def test_another_projects_key_cannot_export_this_end_user(one_note, charlie_api)
 
 def test_the_migration_places_the_facts_recorded_before_it(api, project):
     api.add({"id": "doc", "kind": "document", "text": LONG_DOCUMENT})
-    migration = importlib.import_module("memory.migrations.0010_portable_memory")
+    migration = importlib.import_module("memory.migrations.0011_portable_memory")
     with scoped(project.pk):
         recorded = list(Fact.objects.order_by("pk").values_list("source_seq", flat=True))
         Fact.objects.update(source_seq=None)

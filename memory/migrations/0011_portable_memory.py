@@ -27,7 +27,7 @@ WHERE f.item_id = placed.item_id AND f.source_passage = placed.passage_id;
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("memory", "0009_item_failed_read"),
+        ("memory", "0010_usage_protocol_revision"),
     ]
 
     operations = [
