@@ -124,12 +124,13 @@ def database_steps(*, template: bool = False) -> list[Step]:
     return steps
 
 
-def tuning_steps() -> list[Step]:
-    """The embedded server's settings (from its next start)."""
+def tuning_steps(shared_buffers: str | None = None) -> list[Step]:
+    """The embedded server's settings (from its next start); `shared_buffers` overrides the default's."""
+    wanted = {**EMBEDDED_SETTINGS, **({"shared_buffers": shared_buffers} if shared_buffers else {})}
     return [Step(f"ALTER SYSTEM SET {name} = '{value}';",
                  f"SELECT coalesce((SELECT setting <> '{value}' FROM pg_file_settings WHERE name = '{name}' "
                  f"AND sourcefile LIKE '%postgresql.auto.conf' ORDER BY seqno DESC LIMIT 1), true)")
-            for name, value in EMBEDDED_SETTINGS.items()]
+            for name, value in wanted.items()]
 
 
 def script(database: str) -> str:
@@ -161,9 +162,10 @@ def embedded_superuser(var_dir, dbname: str) -> str:
     return make_conninfo(host=str(info.socket_dir), port=info.port or 5432, user=SUPERUSER, dbname=dbname)
 
 
-def set_up_embedded(var_dir, database: str) -> list[str]:
-    """Every step on the embedded server, as its superuser; returns the statements run."""
+def set_up_embedded(var_dir, database: str, *, shared_buffers: str | None = None) -> list[str]:
+    """Every step on the embedded server, as its superuser; returns the statements run. A throwaway server
+    (the fault tests') asks for smaller `shared_buffers` than the default."""
     return (run(server_steps(database), embedded_superuser(var_dir, "postgres"))
             + run(database_steps(), embedded_superuser(var_dir, database))
             + run(database_steps(template=True), embedded_superuser(var_dir, TEMPLATE))
-            + run(tuning_steps(), embedded_superuser(var_dir, "postgres")))
+            + run(tuning_steps(shared_buffers), embedded_superuser(var_dir, "postgres")))
