@@ -7,7 +7,7 @@ from rest_framework.views import APIView
 from accounts.auth import ContextAuthentication
 
 from .outcome import Outcome
-from .tools import TOOLS, Tool, call
+from .tools import Tool, call
 
 ERROR_SCHEMA = {
     "type": "object",
