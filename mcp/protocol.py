@@ -24,6 +24,8 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
+# Our own codes sit in -32004..-32019 (-32000..-32003 are the SDKs', -32020..-32099 the specification's).
+RATE_LIMITED = -32011  # HTTP 429: over a credential's rate limit, or over the project's read backlog
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +54,12 @@ def error_response(request_id, code: int, message: str, data=None) -> dict:
     if data is not None:
         error["data"] = data
     return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def rate_limited_response(request_id, message: str, refusal: dict) -> dict:
+    """The JSON-RPC error of a 429 refusal: RATE_LIMITED, its data the error's code and the seconds to wait."""
+    return error_response(request_id, RATE_LIMITED, message,
+                          {"error": refusal["error"], "retry_after": refusal["retry_after"]})
 
 
 def result_response(request_id, result: dict) -> dict:
@@ -121,13 +129,16 @@ def tool_reply(request_id, outcome: Outcome) -> Reply:
 
     An answer is a result whose text is the HTTP route's JSON; a tool error the same with isError: true. A
     refusal is a JSON-RPC error carrying the refusal's JSON as data: bad arguments are Invalid params; a caller
-    without the scope is an Invalid request that HTTP answers 403 (the MCP overview; RFC 6750 §3.1).
+    without the scope is an Invalid request that HTTP answers 403 (the MCP overview; RFC 6750 §3.1); a 429
+    (the project's read backlog is full) is RATE_LIMITED with the seconds to wait.
     """
     if outcome.kind != REFUSAL:
         content = [{"type": "text", "text": outcome.text}]
         return Reply(result_response(request_id, {"content": content, "isError": outcome.kind == TOOL_ERROR}))
     if outcome.status == HTTPStatus.BAD_REQUEST:
         return Reply(error_response(request_id, INVALID_PARAMS, outcome.message, outcome.body))
+    if outcome.status == HTTPStatus.TOO_MANY_REQUESTS:
+        return Reply(rate_limited_response(request_id, outcome.message, outcome.body), outcome.status)
     return Reply(error_response(request_id, INVALID_REQUEST, outcome.message, outcome.body), outcome.status)
 
 

@@ -42,11 +42,15 @@ def _challenge(request, status: int, refusal: dict) -> str | None:
 
 
 def _respond(request, body: dict, status: int) -> JsonResponse:
-    """A JSON-RPC response over HTTP, with the challenge its error's data calls for."""
+    """A JSON-RPC response over HTTP, with the challenge its error's data calls for, and a 429's Retry-After."""
     response = JsonResponse(body, status=status, json_dumps_params={"ensure_ascii": False})
-    challenge = _challenge(request, status, (body.get("error") or {}).get("data") or {})
+    data = (body.get("error") or {}).get("data")
+    data = data if isinstance(data, dict) else {}
+    challenge = _challenge(request, status, data)
     if challenge:
         response["WWW-Authenticate"] = challenge
+    if status == HTTPStatus.TOO_MANY_REQUESTS:
+        response["Retry-After"] = str(data["retry_after"])
     return response
 
 
@@ -74,6 +78,8 @@ def mcp_endpoint(request):
     try:
         context = context_from_request(request)
     except ApiError as error:
+        if error.status == HTTPStatus.TOO_MANY_REQUESTS:  # over the credential's rate limit
+            return _respond(request, protocol.rate_limited_response(None, error.message, error.as_dict()), error.status)
         return _rpc_error(request, error.status, protocol.INVALID_REQUEST, error.message, data=error.as_dict())
     try:
         message = json_limits.loads(request.body)

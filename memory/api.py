@@ -1,5 +1,7 @@
 """The HTTP routes POST /v1/memory/<name>, one per tool, generated from the registry."""
 
+from http import HTTPStatus
+
 from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.views import APIView
@@ -20,9 +22,12 @@ def http_answer(outcome: Outcome) -> HttpResponse:
     """The HTTP answer to a tool call's outcome: its JSON with its status (200, or the error's own 4xx).
 
     The one place /v1/memory/<tool> turns an outcome into a response; the body is byte for byte the text an
-    MCP result carries.
+    MCP result carries. A 429 (the project's read backlog is full) says when to try again in Retry-After.
     """
-    return HttpResponse(outcome.text, status=outcome.status, content_type="application/json")
+    response = HttpResponse(outcome.text, status=outcome.status, content_type="application/json")
+    if outcome.status == HTTPStatus.TOO_MANY_REQUESTS:
+        response["Retry-After"] = str(outcome.body["retry_after"])
+    return response
 
 
 def tool_view(tool: Tool):
@@ -42,6 +47,8 @@ def tool_view(tool: Tool):
                 401: OpenApiResponse(ERROR_SCHEMA, description="No key, or not a key this service issued."),
                 403: OpenApiResponse(ERROR_SCHEMA, description="A read key on a route that writes."),
                 404: OpenApiResponse(ERROR_SCHEMA, description="Memory holds no answer: why, and what exists."),
+                429: OpenApiResponse(ERROR_SCHEMA, description="Over the key's rate limit, or the project's read "
+                                     "backlog is full: retry_after (and Retry-After) says when to try again."),
             },
             tags=["memory"],
         )

@@ -44,3 +44,9 @@ READ_RETRIES = 3
 ADD_ATTEMPTS = 3
 
 WAIT_SECONDS = 20  # how long `wait: true` waits for the background read before answering anyway
+
+# One turn of a project's background read (memory/fairness.py): at most this many items or characters, then
+# the project goes back to the tail of the queue. 64 short notes or a 200,000-character document take a few
+# seconds on one core, so another project's add waits a few seconds at most per project ahead of it.
+READ_SLICE_ITEMS = 64
+READ_SLICE_CHARACTERS = 200_000
