@@ -13,6 +13,7 @@ from rest_framework.authentication import BaseAuthentication
 from .errors import ApiError
 from .models import END_USER_ID_MAX, END_USER_ID_PATTERN, Access, ApiKey, Connection, EndUser, Project
 from .connections import InvalidToken, connection_for_access_token, connection_touch
+from .ratelimit import admit
 from .resource import mcp_resource_url
 from .services import KEY_PREFIX, api_key_touch, end_user_get_or_create, hash_key
 
@@ -90,7 +91,14 @@ def parse_account(value: str | None) -> str:
 
 
 def context_from_request(request) -> Context:
-    """Authenticate a request into a Context, or raise ApiError (401 for the credential, 400 for the account)."""
+    """Authenticate a request into a Context, or raise ApiError (401 for the credential, 400 for the account,
+    429 over the credential's rate limits: the one place they are applied, accounts/ratelimit.py)."""
+    context = _authenticate(request)
+    admit(request, context)
+    return context
+
+
+def _authenticate(request) -> Context:
     token = bearer_token(request)
     if token is None:
         raise unauthorized("missing_key", "Send Authorization: Bearer <key>.")

@@ -59,6 +59,10 @@ class Project(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=80, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Requests a minute per credential, and per credential and end user (accounts/ratelimit.py), as the
+    # project's Owners and Admins set them; empty: settings.RATE_LIMIT_PER_CREDENTIAL / _PER_END_USER.
+    rate_limit_per_credential = models.PositiveIntegerField(null=True, blank=True)
+    rate_limit_per_end_user = models.PositiveIntegerField(null=True, blank=True)
 
     def __str__(self):
         return self.slug

@@ -23,6 +23,7 @@ CAPABILITIES: dict[str, frozenset] = {
     "export_memory": EVERYONE,                         # download what the end user's page shows, as a file
     "import_memory": frozenset({OWNER, ADMIN}),        # put an export into an end user's memory
     "rename_project": frozenset({OWNER, ADMIN}),
+    "manage_limits": frozenset({OWNER, ADMIN}),        # the project's rate limits (settings page)
     "delete_project": frozenset({OWNER}),
     "view_connections": frozenset({OWNER, ADMIN}),     # every OAuth connection of the project, with Disconnect
     "view_usage": EVERYONE,

@@ -13,6 +13,7 @@ from django.utils.text import slugify
 from .connections import connection_revoke
 from .models import LAST_USED_EVERY_SECONDS, Access, ApiKey, EndUser, Invitation, Membership, Project, Role, User
 from .permissions import can
+from .ratelimit import RATE_LIMIT_MAX
 
 KEY_PREFIX = "tm_"
 KEY_DISPLAY_LENGTH = 11  # "tm_" and 8 characters: enough to tell keys apart, useless to an attacker
@@ -119,6 +120,17 @@ def project_rename(*, project: Project, name: str) -> Project:
         raise AccountsError("A project needs a name.")
     project.name = name[:PROJECT_NAME_MAX]
     project.save(update_fields=["name"])
+    return project
+
+
+def project_set_rate_limits(*, project: Project, per_credential: int | None, per_end_user: int | None) -> Project:
+    """Set the project's rate limits, in requests a minute per credential and per credential and end user;
+    None goes back to the service's default. They hold from the next request on (accounts/ratelimit.py)."""
+    for value in (per_credential, per_end_user):
+        if value is not None and not 1 <= value <= RATE_LIMIT_MAX:
+            raise AccountsError(f"A limit is 1 to {RATE_LIMIT_MAX:,} requests a minute, or empty for the default.")
+    project.rate_limit_per_credential, project.rate_limit_per_end_user = per_credential, per_end_user
+    project.save(update_fields=["rate_limit_per_credential", "rate_limit_per_end_user"])
     return project
 
 

@@ -4,6 +4,7 @@ from django import forms
 from django.contrib.auth import password_validation
 
 from accounts.models import END_USER_ID_MAX, Access, ApiKey, Role
+from accounts.ratelimit import RATE_LIMIT_MAX
 from accounts.services import PROJECT_NAME_MAX
 from memory.limits import ITEM_ID_MAX
 
@@ -32,6 +33,15 @@ class SignUpForm(forms.Form):
 
 class ProjectForm(forms.Form):
     name = forms.CharField(max_length=PROJECT_NAME_MAX)
+
+
+class RateLimitsForm(forms.Form):
+    """The project's rate limits in requests a minute; empty keeps the service's default."""
+
+    per_credential = forms.IntegerField(min_value=1, max_value=RATE_LIMIT_MAX, required=False,
+                                        label="Requests a minute per key or app")
+    per_end_user = forms.IntegerField(min_value=1, max_value=RATE_LIMIT_MAX, required=False,
+                                      label="Requests a minute per key or app and end user")
 
 
 class DeleteProjectForm(forms.Form):

@@ -8,10 +8,11 @@ from django.utils import timezone
 
 from accounts.models import ApiKey, Connection, Project
 from memory.models import RecentError, UsageDay
+from memory.usage import THROTTLED_TOOL
 
 USAGE_DAYS = (7, 30, 90)
 ERRORS_SHOWN = 50
-TOTALS = ("requests", "errors", "items_added", "model_calls")
+TOTALS = ("requests", "errors", "items_added", "model_calls", "throttled")
 
 
 def _sums(rows, *group):
@@ -31,7 +32,7 @@ def credential_labels(*, project: Project) -> dict[str, str]:
 
 def usage_of_project(*, project: Project, days: int) -> dict:
     """Per day, per tool, per credential and per MCP protocol revision: requests, errors, items added, model
-    calls; and the totals."""
+    calls, calls throttled (429 over the rate limit, counted under no tool); and the totals."""
     since = timezone.now().date() - timedelta(days=days - 1)
     rows = UsageDay.objects.filter(project=project, day__gte=since)
     labels = credential_labels(project=project)
@@ -49,7 +50,7 @@ def usage_of_project(*, project: Project, days: int) -> dict:
         d["percent"] = round(100 * d["requests"] / peak)
     return {
         "since": since, "daily": list(reversed(daily)),
-        "by_tool": sorted(_sums(rows, "tool"), key=lambda r: -r["requests"]),
+        "by_tool": sorted(_sums(rows.exclude(tool=THROTTLED_TOOL), "tool"), key=lambda r: -r["requests"]),
         "by_key": sorted(by_key, key=lambda r: -r["requests"]),
         "by_surface": sorted(_sums(rows, "surface"), key=lambda r: -r["requests"]),
         # MCP calls by the protocol revision they spoke, newest revision first ("" is every call off MCP).

@@ -7,6 +7,7 @@ and not-allowed alike) and call accounts' selectors and services.
 
 import math
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
@@ -23,18 +24,20 @@ from accounts.connections import (
 from accounts.consent import ACCESS_LABELS
 from accounts.permissions import can
 from accounts.registration import client_host
+from accounts.ratelimit import CREDENTIAL, END_USER, limits_of
 from accounts.resource import mcp_resource_url
 from accounts.selectors import membership_of, memberships_of_user
 from accounts.selectors import project_overview as overview_counts
 from accounts.services import AccountsError, project_create
 from accounts.services import project_delete as delete_project
 from accounts.services import project_rename as rename
+from accounts.services import project_set_rate_limits
 from accounts.signin import sign_in_failed, sign_in_wait
 from memory.selectors import scoped
 
 from .access import LAST_PROJECT, NOT_FOUND, project_for
 from .clients import client_configs
-from .forms import DeleteProjectForm, ProjectForm
+from .forms import DeleteProjectForm, ProjectForm, RateLimitsForm
 from .security import console_page
 
 SECONDS_PER_MINUTE = 60
@@ -185,17 +188,40 @@ def project_overview(request, slug: str):
         "project": project, "counts": overview_counts(project=project), "mcp_url": mcp_resource_url(request)})
 
 
-def _settings_page(request, project, *, rename_form=None, delete_form=None, status=200):
+def _settings_page(request, project, *, rename_form=None, limits_form=None, delete_form=None, status=200):
+    limits = limits_of(project)
     return render(request, "console/project_settings.html", {
         "project": project, "rename_form": rename_form or ProjectForm(initial={"name": project.name}),
+        "limits_form": limits_form or RateLimitsForm(initial={
+            "per_credential": project.rate_limit_per_credential, "per_end_user": project.rate_limit_per_end_user}),
+        "limits": {"per_credential": limits[CREDENTIAL], "per_end_user": limits[END_USER]},
+        "default_limits": {"per_credential": settings.RATE_LIMIT_PER_CREDENTIAL,
+                           "per_end_user": settings.RATE_LIMIT_PER_END_USER},
         "delete_form": delete_form or DeleteProjectForm()}, status=status)
 
 
 @console_page
 @login_required
 def project_settings(request, slug: str):
-    """Rename (Owners, Admins) and delete (Owners) the project."""
+    """Rename and set the rate limits (Owners, Admins); delete (Owners) the project."""
     return _settings_page(request, project_for(request, slug, "rename_project"))
+
+
+@console_page
+@require_POST
+@login_required
+def project_limits(request, slug: str):
+    """Set the project's rate limits; an empty field goes back to the service's default."""
+    project = project_for(request, slug, "manage_limits")
+    form = RateLimitsForm(request.POST)
+    if not form.is_valid():
+        return _settings_page(request, project, limits_form=form, status=400)
+    project_set_rate_limits(project=project, per_credential=form.cleaned_data["per_credential"],
+                            per_end_user=form.cleaned_data["per_end_user"])
+    limits = limits_of(project)
+    messages.success(request, f"Rate limits set: {limits[CREDENTIAL]:,} requests a minute per key or app, "
+                     f"{limits[END_USER]:,} per key or app and end user.")
+    return redirect("console:project-settings", slug=project.slug)
 
 
 @console_page

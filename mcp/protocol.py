@@ -36,6 +36,7 @@ CACHE_SCOPE = "private"
 TOOLS_CALL = "tools/call"
 # Our own codes sit in -32004..-32019: -32000..-32003 are the SDKs', -32020..-32099 the MCP specification's.
 UNAVAILABLE = -32010  # busy, or a dependency down: data.retry_after says when to try again
+RATE_LIMITED = -32011  # over a credential's rate limit, or the project's read backlog is full: the same data
 
 log = logging.getLogger(__name__)
 
@@ -128,10 +129,10 @@ def tool_reply(request_id, outcome: Outcome, era: Era) -> Reply:
     without the scope is an Invalid request that HTTP answers 403 (the MCP overview; RFC 6750 §3.1). In the new
     era bad arguments are a tool error instead, with the same JSON: 2026-07-28 reports input validation as a
     tool execution error, so the model can correct its call (server/tools, Error Handling). A call the
-    service cannot serve now is -32010 (unavailable_reply).
+    service cannot serve now (503) or over a limit (429) is -32010 or -32011 (retry_reply).
     """
-    if outcome.status == HTTPStatus.SERVICE_UNAVAILABLE:
-        return unavailable_reply(request_id, outcome.body)
+    if outcome.status in RETRY_CODES:
+        return retry_reply(request_id, outcome.body, outcome.status)
     if outcome.kind != REFUSAL or (era.modern and outcome.status == HTTPStatus.BAD_REQUEST):
         content = [{"type": "text", "text": outcome.text}]
         return Reply(result_response(request_id, _result(era, {"content": content,
@@ -141,14 +142,18 @@ def tool_reply(request_id, outcome: Outcome, era: Era) -> Reply:
     return Reply(error_response(request_id, INVALID_REQUEST, outcome.message, outcome.body), outcome.status)
 
 
-def unavailable_reply(request_id, refusal: dict) -> Reply:
-    """The reply when the service cannot answer now (twin/unavailable.py): error -32010 with data {error,
-    retry_after}; over HTTP a 503 with Retry-After. The one place MCP says so, for a tool's outcome and for a
+RETRY_CODES = {HTTPStatus.SERVICE_UNAVAILABLE: UNAVAILABLE, HTTPStatus.TOO_MANY_REQUESTS: RATE_LIMITED}
+
+
+def retry_reply(request_id, refusal: dict, status: int = HTTPStatus.SERVICE_UNAVAILABLE) -> Reply:
+    """The reply to a call that may succeed if tried again later: busy or a dependency down (503, -32010,
+    twin/unavailable.py), or over a rate limit or the project's read backlog (429, -32011). Its data is {error,
+    retry_after}; over HTTP it carries Retry-After. The one place MCP says so, for a tool's outcome and for a
     request refused before its dispatch alike."""
     retry_after = refusal["retry_after"]
     data = {"error": refusal["error"], "retry_after": retry_after}
-    return Reply(error_response(request_id, UNAVAILABLE, refusal["message"], data),
-                 HTTPStatus.SERVICE_UNAVAILABLE, {"Retry-After": str(retry_after)})
+    return Reply(error_response(request_id, RETRY_CODES[status], refusal["message"], data), status,
+                 {"Retry-After": str(retry_after)})
 
 
 def _tool_named(session: Session, name) -> Tool:

@@ -45,7 +45,9 @@ def _challenge(request, status: int, refusal: dict) -> str | None:
 def _respond(request, body: dict, status: int) -> JsonResponse:
     """A JSON-RPC response over HTTP, with the challenge its error's data calls for."""
     response = JsonResponse(body, status=status, json_dumps_params={"ensure_ascii": False})
-    challenge = _challenge(request, status, (body.get("error") or {}).get("data") or {})
+    data = (body.get("error") or {}).get("data")
+    data = data if isinstance(data, dict) else {}
+    challenge = _challenge(request, status, data)
     if challenge:
         response["WWW-Authenticate"] = challenge
     return response
@@ -83,12 +85,14 @@ def mcp_endpoint(request):
     try:
         context = context_from_request(request)
     except ApiError as error:
+        if error.status == HTTPStatus.TOO_MANY_REQUESTS:  # over the credential's rate limit
+            return _send(request, protocol.retry_reply(None, error.as_dict(), error.status))
         return _rpc_error(request, error.status, protocol.INVALID_REQUEST, error.message, data=error.as_dict())
     except Exception as error:  # the credential's look-up found the database busy or away: -32010, not a 500
         busy = unavailable_from(error)
         if busy is None:
             raise
-        return _send(request, protocol.unavailable_reply(None, busy.as_dict()))
+        return _send(request, protocol.retry_reply(None, busy.as_dict()))
     try:
         message = json_limits.loads(request.body)
     except json_limits.InvalidJson as bad:

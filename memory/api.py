@@ -20,7 +20,7 @@ def http_answer(outcome: Outcome) -> HttpResponse:
     """The HTTP answer to a tool call's outcome: its JSON with its status (200, or the error's own 4xx).
 
     The one place /v1/memory/<tool> turns an outcome into a response; the body is byte for byte the text an
-    MCP result carries.
+    MCP result carries; a 429 or 503 says when to try again in Retry-After.
     """
     response = HttpResponse(outcome.text, status=outcome.status, content_type="application/json")
     for name, value in outcome.headers.items():
@@ -47,6 +47,8 @@ def tool_view(tool: Tool):
                 404: OpenApiResponse(ERROR_SCHEMA, description="Memory holds no answer: why, and what exists."),
                 503: OpenApiResponse(ERROR_SCHEMA, description="Busy, or a dependency is down: try again after "
                                      "Retry-After seconds (also retry_after in the body)."),
+                429: OpenApiResponse(ERROR_SCHEMA, description="Over the key's rate limit, or the project's read "
+                                     "backlog is full: retry_after (and Retry-After) says when to try again."),
             },
             tags=["memory"],
         )

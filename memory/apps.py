@@ -3,3 +3,7 @@ from django.apps import AppConfig
 
 class MemoryConfig(AppConfig):
     name = "memory"
+
+    def ready(self):
+        # Connects the receiver that counts rate-limited calls (accounts.ratelimit.throttled) for the Usage page.
+        from . import usage  # noqa: F401 - imported for its receiver, once the models are loaded

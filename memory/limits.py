@@ -62,3 +62,9 @@ EXPORT_CHUNK = 200
 # as its client reads, so a third waits its turn (503) rather than take the pool's connections.
 EXPORTS_AT_ONCE = 2
 EXPORT_RETRY_AFTER_SECONDS = 30  # a 100,000-item export streams in well under a minute
+
+# One turn of a project's background read (memory/fairness.py): at most this many items or characters, then
+# the project goes back to the tail of the queue. 64 short notes or a 200,000-character document take a few
+# seconds on one core, so another project's add waits a few seconds at most per project ahead of it.
+READ_SLICE_ITEMS = 64
+READ_SLICE_CHARACTERS = 200_000

@@ -4,6 +4,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
+from django.db.models.functions import Length
 from django.utils import timezone
 from pgvector.django import HalfVectorField, HnswIndex
 
@@ -55,12 +56,18 @@ class Item(models.Model):
     facts_imported_version = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # The text's length, kept by PostgreSQL: a project's read backlog sums it without reading the texts.
+    characters = models.GeneratedField(expression=Length("text"), output_field=models.IntegerField(),
+                                       db_persist=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["end_user", "external_id"], name="one_item_per_id")]
         indexes = [
             # The sweep for items the read has not caught up with.
             models.Index(fields=["updated_at"], name="item_unread", condition=models.Q(read_at__isnull=True)),
+            # A project's read backlog and queue: its end users' unread items (memory/fairness.py).
+            models.Index(fields=["end_user", "updated_at"], name="item_unread_by_end_user",
+                         condition=models.Q(read_at__isnull=True)),
         ]
 
     @property
@@ -251,6 +258,9 @@ class UsageDay(models.Model):
     errors = models.IntegerField(default=0)
     items_added = models.IntegerField(default=0)
     model_calls = models.IntegerField(default=0)
+    # Calls refused over the credential's rate limit (429) before reaching a tool: counted in rows of their
+    # own, tool "", never in requests or errors.
+    throttled = models.IntegerField(default=0, db_default=0)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["project", "day", "tool", "credential", "surface", "revision"],

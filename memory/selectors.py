@@ -6,8 +6,9 @@ a Memory and read through it: its querysets are already scoped to the end user (
 the SQL search ranks with runs here, scoped the same way. No other module names a memory model's manager to
 read, or runs SQL on an end user's rows.
 
-Two reads span every end user, for the beat's upkeep only (the sweep of unread items, the own indexes):
-unread_items_by_end_user and end_users_with_passages, at the end.
+A few reads span end users, at the end: a project's read queue (next_to_read, waiting_to_read, in the
+project's scope), and for the beat's upkeep the sweep (unread_by_project), the read backlog's size and the
+own indexes (end_users_with_passages).
 """
 
 import contextlib
@@ -272,22 +273,59 @@ class Memory:
         return scoped(self.end_user.project_id, self.end_user.pk)
 
 
-# ---- across end users: the beat's upkeep only ---------------------------------------------------------
-# Row-level security shows no row outside a transaction's scope, so these ask the two SECURITY DEFINER
-# functions (memory/migrations/0008) that may look across end users, and learn ids only.
+# ---- across end users: the read queue and the beat's upkeep --------------------------------------------
+# Row-level security shows no row outside a transaction's scope: a project's read queue reads in the
+# project's scope (every end user of it); the sweep and the backlog's size ask the SECURITY DEFINER functions
+# (memory/migrations/0008, 0011) that may look across projects, and learn ids and counts only.
 
-def unread_items_by_end_user(*, older_than: timedelta, limit: int) -> dict[int, list[int]]:
-    """end user id -> their items whose read is behind (never read, or edited since), oldest first, the
+def unread_by_project(*, older_than: timedelta, limit: int) -> dict[int, int]:
+    """project id -> how many of its items the read is behind on (never read, or edited since), among the
     oldest `limit` of all: the sweep's work. Only items not touched for `older_than`, so reads queued a
     moment ago are not queued twice."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT item_id, end_user_id FROM twin_unread_items(%s, %s)",
-                       [timezone.now() - older_than, limit])
+        cursor.execute("SELECT project_id FROM twin_unread_items(%s, %s)", [timezone.now() - older_than, limit])
         rows = named_rows(cursor)
-    unread: dict[int, list[int]] = {}
+    unread: dict[int, int] = {}
     for row in rows:
-        unread.setdefault(row["end_user_id"], []).append(row["item_id"])
+        unread[row["project_id"]] = unread.get(row["project_id"], 0) + 1
     return unread
+
+
+def read_backlog(project_id: int) -> tuple[int, int]:
+    """How much of a project's memory waits for the read: (items, characters of their text)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT items, characters FROM twin_read_backlog(%s)", [project_id])
+        row = named_rows(cursor)[0]
+    return row["items"], row["characters"]
+
+
+def _waiting(leave_out: set[int]) -> QuerySet[Item]:
+    """The scope's items the read will take: behind their version (as Memory.unread_items, so a turn never
+    waits on an item the read skips), not failed at it, not among `leave_out`. An edit clears read_at, so
+    `read_at IS NULL` holds for each of them and lets PostgreSQL use the unread items' partial indexes."""
+    items = (Item.objects.filter(read_at__isnull=True).exclude(read_version=F("version"))
+             .exclude(failed_version=F("version")))
+    return items.exclude(pk__in=leave_out) if leave_out else items
+
+
+def next_to_read(*, leave_out: set[int], items: int, characters: int) -> dict[int, list[int]]:
+    """In a project's scope (`scoped(project_id)`, every end user of it): end user id -> pks of the
+    project's oldest unread items, at most `items` of them and `characters` of text (always one), leaving
+    out the pks `leave_out` (set aside for a retry) and failed items."""
+    rows = _waiting(leave_out).order_by("updated_at", "pk").values("pk", "end_user_id", "characters")[:items]
+    batch: dict[int, list[int]] = {}
+    total = 0
+    for row in rows:
+        total += row["characters"]
+        if batch and total > characters:
+            break
+        batch.setdefault(row["end_user_id"], []).append(row["pk"])
+    return batch
+
+
+def waiting_to_read(*, leave_out: set[int]) -> bool:
+    """In a project's scope: whether any unread item (but those `leave_out` and failed ones) is left."""
+    return _waiting(leave_out).exists()
 
 
 def end_users_with_passages(*, at_least: int, among: set[int] | None = None) -> list[int]:

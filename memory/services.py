@@ -1,7 +1,6 @@
 """Writes on memory: add (and edit by id), correct, forget; and an item's versions. Each takes the end user's
 Memory; reads are in query/."""
 
-import logging
 import time
 import uuid
 
@@ -9,7 +8,7 @@ from django.db import IntegrityError, InterfaceError, OperationalError, connecti
 from django.db.models import F
 from django.utils import timezone
 
-from . import tasks
+from . import fairness, tasks
 from .errors import CannotAnswer, InvalidArguments
 from .limits import ADD_ATTEMPTS, DEFAULT_KIND, WAIT_SECONDS
 from .models import Item, ItemVersion
@@ -18,7 +17,6 @@ from .read.facts import forget_facts
 from .read.written_index import rewrite_index
 from .selectors import Memory
 
-log = logging.getLogger(__name__)
 EXTERNAL_ID_HEX = 16  # hex digits of a generated item id (it_<16 hex>): 64 bits, no collision in practice
 
 # The fields an item keeps besides its text; an edit that changes none of them (nor the text) is "unchanged".
@@ -67,7 +65,9 @@ def memory_add(*, memory: Memory, items: list[dict], wait: bool = False) -> dict
 
     An item whose id exists is edited (its earlier text kept as a version) or, when identical, left
     unchanged. Whether each is searchable, and the wait, are memory_add_settle's, once this has committed.
+    Refused whole (ReadBacklogFull, 429) when the project's queued read work would pass its cap.
     """
+    fairness.check_backlog(memory, items)
     return {"items": store_items(memory=memory, items=items)}
 
 
@@ -161,17 +161,14 @@ def _store(memory: Memory, items: list[dict]) -> list[dict]:
         memory.end_user.last_active_at = timezone.now()
         memory.end_user.save(update_fields=["last_active_at"])
         if to_read:
-            transaction.on_commit(lambda: enqueue_read(memory, to_read))
+            transaction.on_commit(lambda: enqueue_read(memory))
     return results
 
 
-def enqueue_read(memory: Memory, item_pks: list[int]) -> None:
-    """Queue the read of the memory's items. If the broker is down the items stay stored and unread; the
-    sweep finds them."""
-    try:
-        tasks.read_items.apply_async(args=[memory.end_user.pk, item_pks], retry=False)
-    except Exception:  # noqa: BLE001 - a broker outage must not fail an add that is already stored
-        log.warning("Could not queue the read of %d items; the sweep will.", len(item_pks))
+def enqueue_read(memory: Memory) -> None:
+    """Queue the read of the memory's unread items: a turn of its project's read (memory/fairness.py). If
+    the broker is down the items stay stored and unread; the sweep finds them."""
+    tasks.queue_project_read(memory.end_user.project_id)
 
 
 def _item(memory: Memory, external_id: str) -> Item:
@@ -188,7 +185,7 @@ def memory_correct(*, memory: Memory, id: str, text: str) -> dict:
         item = memory.items().select_for_update().get(pk=item.pk)
         changed = _edit(item, {"text": text})
         if changed:
-            transaction.on_commit(lambda: enqueue_read(memory, [item.pk]))
+            transaction.on_commit(lambda: enqueue_read(memory))
     return {"id": id, "status": "edited" if changed else "unchanged", "version": item.version}
 
 

@@ -1,6 +1,10 @@
 """Celery tasks: thin, taking ids, idempotent, retried; the work is in read/pipeline.py and
 read/own_indexes.py. Each unit of work starts from one end user's Memory, built here from the ids the task
-was queued with."""
+was queued with.
+
+The background read is queued by project and read in turns (memory/fairness.py): `queue_project_read` on
+each add's commit, one `read_project` task per project at a time, a slice each, back to the tail while work
+is left; `read_items` retries the items whose read raised."""
 
 import logging
 from datetime import timedelta
@@ -10,15 +14,14 @@ from celery.signals import worker_init
 from django.conf import settings
 from django.core.cache import cache
 
-from . import embeddings
+from . import embeddings, fairness
 from .limits import READ_RETRIES
 from .read import failures as failed
 from .read import own_indexes, pipeline
-from .selectors import Memory, unread_items_by_end_user
+from .selectors import Memory, unread_by_project
 
 log = logging.getLogger(__name__)
-SWEEP_BATCH = 200  # items per queued read: a big backlog goes in slices, each a task of its own
-SWEEP_LIMIT = 5_000  # items one sweep queues at most; the next sweep (a minute later) queues the rest
+SWEEP_LIMIT = 5_000  # unread items one sweep looks at (their projects get a turn); the next sweep sees the rest
 OWN_INDEX_LOCK_SECONDS = 6 * 3600  # a big memory's index build takes minutes; a lock this old is stale
 # A failed read is retried after up to 2, 4, 8... s (jittered, at most 60 s apart), 8 times: it rides out a locked table or
 # a database restart; after that the sweep finds the items still unread.
@@ -27,45 +30,97 @@ BUILD_BACKOFF_SECONDS, BUILD_RETRIES = 30, 3  # a failed own-index build; the be
 SWEEP_AFTER_SECONDS = 30  # a read queued less than this ago is most likely still on its way
 
 
+def queue_project_read(project_id: int) -> None:
+    """Queue a turn of the project's background read unless one is queued or being read already. Run
+    eagerly (the stdio server, tests) there is no queue to share: the project is read now, to the end.
+    Never fails an add that is already stored: without a broker the sweep finds the items."""
+    try:
+        if read_project.app.conf.task_always_eager:
+            while _read_slice(project_id):
+                pass
+            return
+        token = fairness.take_turn(project_id)
+        if token is not None:
+            read_project.apply_async(args=[project_id, token], retry=False)
+    except Exception:  # noqa: BLE001 - a broker outage: the turn lapses and the sweep queues it again
+        log.warning("Could not queue the read of project %s; the sweep will.", project_id, exc_info=True)
+
+
+@shared_task(autoretry_for=(Exception,), retry_backoff=READ_BACKOFF_SECONDS,
+             retry_backoff_max=READ_BACKOFF_MAX_SECONDS, max_retries=TASK_RETRIES)
+def read_project(project_id: int, token: str) -> int:
+    """One turn of a project's background read: one slice of its oldest unread items, then back to the tail
+    of the queue while work is left. A task whose turn another replaced steps aside. Returns the items taken."""
+    with fairness.reading_turn(project_id, token) as held:
+        if not held:
+            return 0
+        taken = _read_slice(project_id)
+    if fairness.work_left(project_id):
+        if fairness.requeue_turn(project_id, token):  # still this task's turn: no add queues another meanwhile
+            read_project.apply_async(args=[project_id, token], retry=False)
+        return taken
+    fairness.end_turn(project_id, token)
+    if fairness.work_left(project_id):  # an add committed as the turn ended, and found it taken
+        queue_project_read(project_id)
+    return taken
+
+
+def _read_slice(project_id: int) -> int:
+    """Read the project's next slice, end user by end user; returns how many items it took (0: none were
+    waiting). Each is then read, set aside for a retry, or edited since (and waiting again as a new version)."""
+    taken = 0
+    for end_user_id, item_pks in fairness.next_slice(project_id).items():
+        memory = Memory.of_end_user(end_user_id)
+        if memory is not None:
+            _read(memory, item_pks, attempt=0)
+        taken += len(item_pks)
+    return taken
+
+
 @shared_task(autoretry_for=(Exception,), retry_backoff=READ_BACKOFF_SECONDS,
              retry_backoff_max=READ_BACKOFF_MAX_SECONDS, max_retries=TASK_RETRIES)
 def read_items(end_user_id: int, item_pks: list[int], attempt: int = 0) -> int:
-    """Read the given items of one end user's memory; safe to run again, or at the same time as another
-    read of them. Nothing to do when the end user has been erased since.
-
-    The task as a whole is retried when it fails (the database or the model away). An item whose own read
-    raises is set aside while the rest are read, read again alone READ_RETRIES times with backoff, then
-    marked failed (read/failures.py).
-    """
+    """Read the given items of one end user's memory (a retry of those whose read raised, or a caller's
+    own); safe to run again, or at the same time as another read of them. Nothing to do when the end user
+    has been erased since."""
     memory = Memory.of_end_user(end_user_id)
-    if memory is None:
-        return 0
+    return 0 if memory is None else _read(memory, item_pks, attempt=attempt)
+
+
+def _read(memory: Memory, item_pks: list[int], *, attempt: int) -> int:
+    """Read the memory's items. The task as a whole is retried when it fails (the database or the model
+    away). An item whose own read raises is set aside from the project's turns while the rest are read, read
+    again alone READ_RETRIES times with backoff, then marked failed (read/failures.py)."""
     failures: dict[int, tuple[int, str]] = {}
     done = pipeline.read_items(memory, item_pks, failures)
-    if failures and attempt < READ_RETRIES:
-        read_items.apply_async(args=[end_user_id, sorted(failures)], kwargs={"attempt": attempt + 1},
+    project_id, retrying = memory.end_user.project_id, failures and attempt < READ_RETRIES
+    if retrying:
+        fairness.set_aside(project_id, failures)
+        read_items.apply_async(args=[memory.end_user.pk, sorted(failures)], kwargs={"attempt": attempt + 1},
                                countdown=settings.READ_RETRY_BACKOFF_SECONDS * 2**attempt)
     elif failures:
         failed.mark_failed(memory, failures)
         log.warning("Marked %d items failed after %d retries", len(failures), READ_RETRIES)
+    if attempt:
+        fairness.put_back(project_id, set(item_pks) - (set(failures) if retrying else set()))
     return done
 
 
 @shared_task
 def sweep_unread(older_than_seconds: int = SWEEP_AFTER_SECONDS) -> int:
-    """Queue a read for every item the read has not caught up with (lost to a broker or worker outage),
-    one task per end user and slice.
+    """Queue a turn of the read for every project with items the read has not caught up with (lost to a
+    broker or worker outage); a project whose turn is queued or being read keeps it. Returns how many unread
+    items were found.
 
     Only items older than `older_than_seconds`, so reads queued a moment ago are not queued twice.
     """
-    unread = unread_items_by_end_user(older_than=timedelta(seconds=older_than_seconds), limit=SWEEP_LIMIT)
-    for end_user_id, pks in unread.items():
-        for start in range(0, len(pks), SWEEP_BATCH):
-            read_items.delay(end_user_id, pks[start : start + SWEEP_BATCH])
-    queued = sum(len(pks) for pks in unread.values())
-    if queued:
-        log.info("Sweep queued the read of %d items", queued)
-    return queued
+    unread = unread_by_project(older_than=timedelta(seconds=older_than_seconds), limit=SWEEP_LIMIT)
+    for project_id in unread:
+        queue_project_read(project_id)
+    found = sum(unread.values())
+    if found:
+        log.info("Sweep found %d unread items in %d projects", found, len(unread))
+    return found
 
 
 @shared_task
@@ -107,10 +162,11 @@ def _one_thread_per_worker(**kwargs):
 class SweepOnConnect(bootsteps.StartStopStep):
     """Each time a worker connects to the broker, at its start and again when the broker comes back after an
     outage, it sweeps: items stored while no worker or no broker was up (their read could not be queued, or
-    its message was lost with the broker) are read within seconds, not at the beat's next sweep. Registered
-    in twin/celery.py."""
+    its message was lost with the broker) are read within seconds, not at the beat's next sweep; those of a
+    turn that died with the last worker, once that turn has lapsed. Registered in twin/celery.py."""
 
     requires = {"celery.worker.consumer.tasks:Tasks"}
 
     def start(self, consumer):
         sweep_unread.delay(older_than_seconds=0)
+        sweep_unread.apply_async(kwargs={"older_than_seconds": 0}, countdown=fairness.RUNNING_TURN_SECONDS + 1)

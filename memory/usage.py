@@ -1,6 +1,7 @@
 """Counting what callers do, per project and day (tool, credential, surface, and the MCP protocol revision a call
 spoke), and keeping their last errors: what the console's Usage page shows. Recorded by tools.call, the one
-path every surface takes; the revision is set around the call by mcp/ (`speaking`), which alone knows it."""
+path every surface takes; the revision is set around the call by mcp/ (`speaking`), which alone knows it. Calls
+the rate limiter refused before any tool are counted apart, as throttled (accounts.ratelimit.throttled)."""
 
 import contextlib
 import contextvars
@@ -8,9 +9,11 @@ import logging
 from dataclasses import dataclass
 
 from django.db import connection
+from django.dispatch import receiver
 from django.utils import timezone
 
 from accounts.auth import Context
+from accounts.ratelimit import throttled
 
 from .models import RecentError
 from .selectors import scoped
@@ -66,14 +69,24 @@ def credential(context: Context) -> str:
 
 _UPSERT = """
 INSERT INTO memory_usageday (project_id, day, tool, credential, surface, revision, requests, errors, items_added,
-                             model_calls)
-VALUES (%(project)s, %(day)s, %(tool)s, %(credential)s, %(surface)s, %(revision)s, 1, %(errors)s, %(items)s,
-        %(models)s)
+                             model_calls, throttled)
+VALUES (%(project)s, %(day)s, %(tool)s, %(credential)s, %(surface)s, %(revision)s, %(requests)s, %(errors)s,
+        %(items)s, %(models)s, %(throttled)s)
 ON CONFLICT (project_id, day, tool, credential, surface, revision) DO UPDATE SET
-    requests = memory_usageday.requests + 1, errors = memory_usageday.errors + EXCLUDED.errors,
+    requests = memory_usageday.requests + EXCLUDED.requests, errors = memory_usageday.errors + EXCLUDED.errors,
     items_added = memory_usageday.items_added + EXCLUDED.items_added,
-    model_calls = memory_usageday.model_calls + EXCLUDED.model_calls
+    model_calls = memory_usageday.model_calls + EXCLUDED.model_calls,
+    throttled = memory_usageday.throttled + EXCLUDED.throttled
 """
+THROTTLED_TOOL = ""  # the tool of a throttled call's row: it was refused before any tool was chosen
+
+
+def _count(context: Context, tool: str, surface: str, **counts) -> None:
+    """Add `counts` (requests, errors, items, models, throttled) to the project's row for today."""
+    with connection.cursor() as cursor:
+        cursor.execute(_UPSERT, {"project": context.project.pk, "day": timezone.now().date(), "tool": tool,
+                                 "credential": credential(context), "surface": surface, "revision": _revision.get(),
+                                 **counts})
 
 
 def record(context: Context, tool: str, surface: str, tally: Tally, *, items_added: int = 0,
@@ -81,11 +94,9 @@ def record(context: Context, tool: str, surface: str, tally: Tally, *, items_add
     """Count one call. Never fails the call it counts: a lost count is better than a lost answer."""
     label = credential(context)
     try:
-        with scoped(context.project.pk), connection.cursor() as cursor:
-            cursor.execute(_UPSERT, {"project": context.project.pk, "day": timezone.now().date(), "tool": tool,
-                                     "credential": label, "surface": surface, "revision": _revision.get(),
-                                     "errors": int(error is not None),
-                                     "items": items_added, "models": tally.model_calls})
+        with scoped(context.project.pk):
+            _count(context, tool, surface, requests=1, errors=int(error is not None), items=items_added,
+                   models=tally.model_calls, throttled=0)
             if error is not None:
                 kept = RecentError.objects.create(project=context.project, tool=tool, credential=label,
                                                   surface=surface, error=error, message=message[:2000])
@@ -94,3 +105,13 @@ def record(context: Context, tool: str, surface: str, tally: Tally, *, items_add
                     RecentError.objects.filter(pk__in=list(stale.values_list("pk", flat=True))).delete()
     except Exception:  # noqa: BLE001
         log.warning("Could not record usage of %s", tool, exc_info=True)
+
+
+@receiver(throttled)
+def record_throttled(sender, *, context: Context, surface: str, **_) -> None:
+    """Count one call the rate limiter refused. Never fails the refusal it counts."""
+    try:
+        with scoped(context.project.pk):
+            _count(context, THROTTLED_TOOL, surface, requests=0, errors=0, items=0, models=0, throttled=1)
+    except Exception:  # noqa: BLE001
+        log.warning("Could not record a throttled call", exc_info=True)

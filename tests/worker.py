@@ -2,6 +2,7 @@
 
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -14,15 +15,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @contextlib.contextmanager
-def running_worker(queue: str, **env):
-    """Start `celery -A twin worker` for `queue` on the test database; stop it on exit."""
+def running_worker(queue: str, *, processes: int | None = None, **env):
+    """Start `celery -A twin worker` for `queue` on the test database; stop it on exit. One process (solo)
+    unless `processes` asks for a pool of them, as `make run` starts; a pool is killed at once, children and
+    all (a child in the middle of embedding would finish its batch first), as a worker dies."""
     log = tempfile.NamedTemporaryFile("w+", suffix=".log", delete=False)
     environment = {**os.environ, "TWIN_DB_NAME": settings.DATABASES["default"]["NAME"], "TWIN_QUEUE": queue,
                    "TWIN_PROCESS": "worker", **env}
     process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "twin", "worker", "-Q", queue, "-P", "solo", "--loglevel", "info",
+        [sys.executable, "-m", "celery", "-A", "twin", "worker", "-Q", queue, "--loglevel", "info",
+         *(["-P", "solo"] if processes is None else ["--concurrency", str(processes)]),
          "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", f"test-{os.getpid()}-{time.time()}"],
-        cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT,
+        cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT, start_new_session=processes is not None,
     )
     try:
         deadline = time.monotonic() + 60
@@ -32,7 +36,10 @@ def running_worker(queue: str, **env):
             time.sleep(0.1)
         yield Path(log.name)
     finally:
-        process.terminate()
+        if processes is None:
+            process.terminate()
+        else:
+            os.killpg(process.pid, signal.SIGKILL)
         try:
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:

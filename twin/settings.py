@@ -100,6 +100,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "accounts.ratelimit.RateLimitHeadersMiddleware",
 ]
 
 ROOT_URLCONF = "twin.urls"
@@ -175,6 +176,8 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "twin memory <no-reply
 # Celery: Redis is the broker; tasks are acknowledged late so a worker that dies mid-read loses nothing.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_BROKER_URL = REDIS_URL
+# kombu's Redis transport, repaired for a lost broker (twin/broker.py); TLS (rediss://) keeps kombu's own.
+CELERY_BROKER_TRANSPORT = "twin.broker:Transport" if REDIS_URL.startswith("redis://") else None
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("TWIN_QUEUE", "twin")
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -284,6 +287,14 @@ OAUTH_REGISTRATIONS_PER_MINUTE = int(os.environ.get("OAUTH_REGISTRATIONS_PER_MIN
 # an office shares one), before even the right password waits.
 LOGIN_FAILURES_PER_ACCOUNT = int(os.environ.get("LOGIN_FAILURES_PER_ACCOUNT", "10"))
 LOGIN_FAILURES_PER_ADDRESS = int(os.environ.get("LOGIN_FAILURES_PER_ADDRESS", "50"))
+# The API's rate limits (accounts/ratelimit.py), in requests a minute: per credential (an API key or an OAuth
+# connection), and per credential and end user. Each project's Owners and Admins may set their own.
+RATE_LIMIT_PER_CREDENTIAL = int(os.environ.get("RATE_LIMIT_PER_CREDENTIAL", "6000"))
+RATE_LIMIT_PER_END_USER = int(os.environ.get("RATE_LIMIT_PER_END_USER", "600"))
+# How much unread work a project may have queued for the background read (memory/fairness.py): items, and
+# characters of their text. An add that would pass either is refused whole (429 with Retry-After).
+READ_BACKLOG_ITEMS = int(os.environ.get("READ_BACKLOG_ITEMS", "200000"))
+READ_BACKLOG_CHARACTERS = int(os.environ.get("READ_BACKLOG_CHARACTERS", "200000000"))
 LOGIN_REDIRECT_URL = "/"  # the console's home: the person's last project
 LOGOUT_REDIRECT_URL = "/login"
 X_FRAME_OPTIONS = "DENY"  # the consent card and the console pages are never framed

@@ -1,0 +1,154 @@
+"""Every project gets its turn at the background read: a big import is read in slices and cannot starve
+another project; one turn per project is queued at a time; a project's queued read work is capped."""
+
+import time
+import uuid
+
+import pytest
+from amqp.exceptions import ChannelError
+
+from accounts.models import EndUser
+from memory import fairness, tasks
+from memory.limits import READ_SLICE_ITEMS
+from memory.models import Item
+from memory.selectors import scoped
+from tests.conftest import TEST_QUEUE, Api
+from tests.worker import running_worker
+from twin import quick_redis
+from twin.celery import app as celery_app
+
+BIG_ITEMS, BIG_TEXT = 3_000, 2_000
+ADD_BATCH = 500  # memory_add's bound on items per call
+SEARCHABLE_WITHIN_SECONDS = 10
+
+
+def big_text(n: int) -> str:
+    """2,000 characters of an imported document's running text."""
+    words = f"import {n} ledger entry quarterly figures reconciled against the archive "
+    return (words * (BIG_TEXT // len(words) + 1))[:BIG_TEXT]
+
+
+def unread(project) -> int:
+    with scoped(project.pk):
+        return Item.objects.filter(read_at__isnull=True).count()
+
+
+@pytest.fixture
+def no_eager():
+    """Tasks go to this run's queue (no worker unless a test starts one); emptied afterwards."""
+    celery_app.conf.task_always_eager = False
+    try:
+        yield
+    finally:
+        celery_app.conf.task_always_eager = True
+        with celery_app.connection_for_write() as connection:
+            connection.default_channel.queue_purge(TEST_QUEUE)
+
+
+def queued() -> int:
+    """How many tasks wait in this run's queue (an empty queue is no queue at all to Redis)."""
+    with celery_app.connection_for_write() as connection:
+        try:
+            return connection.default_channel.queue_declare(TEST_QUEUE, passive=True).message_count
+        except ChannelError:
+            return 0
+
+
+@pytest.mark.worker
+def test_a_big_import_does_not_hold_up_another_projects_notes(api, charlie_api, project, other_project, no_eager):
+    """Two worker processes, as `make run` starts: the import holds one of them at most, a slice at a time."""
+    for start in range(0, BIG_ITEMS, ADD_BATCH):
+        api.add(*({"text": big_text(n)} for n in range(start, start + ADD_BATCH)), wait=False)
+    with running_worker(TEST_QUEUE, processes=2) as log:
+        added = time.monotonic()
+        charlie_api.add(*({"text": f"Charlie's note {n}: the spare key is under the blue pot."}
+                          for n in range(10)), wait=False)
+        while unread(other_project):
+            assert time.monotonic() - added < SEARCHABLE_WITHIN_SECONDS, log.read_text()[-3000:]
+            time.sleep(0.2)
+        waited = time.monotonic() - added
+        assert charlie_api.tool("grep", pattern="blue pot").json()["found"] == 10
+        assert unread(project) > BIG_ITEMS / 2, f"the import was still being read ({waited:.1f} s)"
+
+
+def test_a_turn_reads_one_slice_and_one_turn_per_project_is_queued(api, project, no_eager):
+    api.add(*({"text": f"note {n}"} for n in range(100)), wait=False)
+    api.add(*({"text": f"more {n}"} for n in range(50)), wait=False)
+    assert queued() == 1, "the second add found its project's turn queued"
+    token = quick_redis.client(1).get(quick_redis.key("read-turn", project.pk))
+    with celery_app.connection_for_write() as connection:
+        connection.default_channel.queue_purge(TEST_QUEUE)
+    assert tasks.read_project(project.pk, token) == READ_SLICE_ITEMS
+    assert unread(project) == 150 - READ_SLICE_ITEMS and queued() == 1, "back to the tail of the queue"
+    with scoped(project.pk):
+        oldest = Item.objects.order_by("pk")[:READ_SLICE_ITEMS]
+        assert all(item.is_read for item in oldest), "oldest first"
+
+
+def test_a_turn_that_died_with_its_worker_lapses_and_the_sweep_queues_it_again(api, project, no_eager):
+    api.add({"text": "a note"}, wait=False)
+    turn, client = quick_redis.key("read-turn", project.pk), quick_redis.client(1)
+    dead = client.get(turn)
+    with fairness.reading_turn(project.pk, dead) as held:  # a task starts reading the turn...
+        assert held
+    with celery_app.connection_for_write() as connection:  # ...and its worker is killed: no heartbeat
+        connection.default_channel.queue_purge(TEST_QUEUE)
+    assert 0 < client.ttl(turn) <= fairness.RUNNING_TURN_SECONDS, "it lapses unless its task renews it"
+    api.add({"text": "another"}, wait=False)
+    assert queued() == 0, "until it lapses, the turn is the project's one"
+    client.delete(turn)  # it lapses
+    assert tasks.sweep_unread(older_than_seconds=0) == 2 and queued() == 1
+    assert tasks.read_project(project.pk, dead) == 0 and unread(project) == 2, "the dead task's turn is over"
+
+
+def unread_rows(project, end_user: EndUser, count: int, text: str = "waiting"):
+    """Unread items stored as an add stores them, their read not yet done."""
+    with scoped(project.pk, end_user.pk):
+        Item.objects.bulk_create(Item(end_user=end_user, external_id=f"w{uuid.uuid4().hex[:12]}", kind="note",
+                                      text=text, at="2026-01-01T00:00:00Z") for _ in range(count))
+
+
+def test_an_add_past_the_projects_read_backlog_is_refused_whole(api, project, charlie_api, settings):
+    settings.READ_BACKLOG_ITEMS = 5
+    api.add({"text": "first"}, wait=False)  # read at once (eager): no backlog
+    unread_rows(project, EndUser.objects.get(project=project, external_id="u_1"), 4)
+    refused = api.tool("add", items=[{"text": "one"}, {"text": "two"}])
+    assert refused.status_code == 429 and 0 < int(refused["Retry-After"]) <= 60
+    body = refused.json()
+    assert body["error"] == "read_backlog_full" and body["items"] == 4
+    assert "Nothing was stored" in body["message"] and body["retry_after"] == int(refused["Retry-After"])
+    over_mcp = api.call("memory_add", items=[{"text": "one"}, {"text": "two"}])["error"]
+    assert over_mcp["code"] == -32011 and over_mcp["data"] == {"error": "read_backlog_full", "retry_after": 60}
+    with scoped(project.pk):
+        assert Item.objects.count() == 5, "nothing stored"
+    assert api.tool("add", items=[{"text": "fits"}]).status_code == 200, "up to the cap"
+    assert charlie_api.tool("add", items=[{"text": "x"}, {"text": "y"}]).status_code == 200, "another project"
+
+
+def test_the_backlog_counts_characters_too(api, project, settings):
+    settings.READ_BACKLOG_CHARACTERS = 1_000
+    unread_rows(project, EndUser.objects.create(project=project, external_id="u_9"), 1, "x" * 900)
+    assert api.tool("add", items=[{"text": "y" * 101}]).status_code == 429
+    assert api.tool("add", items=[{"text": "y" * 100}]).status_code == 200
+
+
+def test_without_redis_an_add_is_stored_at_once_and_left_to_the_sweep(api, project, settings, no_eager):
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"
+    started = time.monotonic()
+    answer = api.add({"text": "stored while Redis was away", "id": "away"}, wait=False)
+    assert time.monotonic() - started < 1.0 and answer["items"][0]["status"] == "added"
+    assert queued() == 0 and unread(project) == 1
+    settings.REDIS_URL = settings.CELERY_BROKER_URL  # Redis is back
+    celery_app.conf.task_always_eager = True
+    assert tasks.sweep_unread(older_than_seconds=0) == 1 and unread(project) == 0
+
+
+def test_an_item_the_read_skips_never_holds_its_projects_turn(api, project):
+    """An item up to date at its version but without read_at (a row from before read_at was kept) is not
+    work: the turns would otherwise take it again and again."""
+    api.add({"text": "first"}, wait=False)
+    end_user = EndUser.objects.get(project=project, external_id="u_1")
+    with scoped(project.pk, end_user.pk):
+        Item.objects.filter(end_user=end_user).update(read_at=None)
+    answer = api.add({"text": "second", "id": "second"}, wait=False)  # read now, eagerly, to the end
+    assert answer["items"][0]["searchable"] is True
