@@ -21,6 +21,7 @@ CAPABILITIES: dict[str, frozenset] = {
     "view_end_users": EVERYONE,                        # the list and one end user's memory, read-only
     "forget_memory": frozenset({OWNER, ADMIN}),        # forget one item or a whole end user
     "rename_project": frozenset({OWNER, ADMIN}),
+    "set_secret_policy": frozenset({OWNER, ADMIN}),    # refuse items holding a secret, or store them redacted
     "delete_project": frozenset({OWNER}),
     "view_connections": frozenset({OWNER, ADMIN}),     # every OAuth connection of the project, with Disconnect
     "view_usage": EVERYONE,

@@ -11,7 +11,9 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from .connections import connection_revoke
-from .models import LAST_USED_EVERY_SECONDS, Access, ApiKey, EndUser, Invitation, Membership, Project, Role, User
+from .models import (
+    LAST_USED_EVERY_SECONDS, Access, ApiKey, EndUser, Invitation, Membership, Project, Role, SecretPolicy, User,
+)
 from .permissions import can
 
 KEY_PREFIX = "tm_"
@@ -119,6 +121,15 @@ def project_rename(*, project: Project, name: str) -> Project:
         raise AccountsError("A project needs a name.")
     project.name = name[:PROJECT_NAME_MAX]
     project.save(update_fields=["name"])
+    return project
+
+
+def project_set_secret_policy(*, project: Project, policy: str) -> Project:
+    """Choose what memory does with an item holding a secret: refuse it (the default) or store it redacted."""
+    if policy not in SecretPolicy.values:
+        raise AccountsError("Choose to refuse such items or to store them redacted.")
+    project.secret_policy = policy
+    project.save(update_fields=["secret_policy"])
     return project
 
 

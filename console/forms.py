@@ -3,7 +3,7 @@
 from django import forms
 from django.contrib.auth import password_validation
 
-from accounts.models import END_USER_ID_MAX, Access, ApiKey, Role
+from accounts.models import END_USER_ID_MAX, Access, ApiKey, Role, SecretPolicy
 from accounts.services import PROJECT_NAME_MAX
 from memory.limits import ITEM_ID_MAX
 
@@ -32,6 +32,12 @@ class SignUpForm(forms.Form):
 
 class ProjectForm(forms.Form):
     name = forms.CharField(max_length=PROJECT_NAME_MAX)
+
+
+class SecretPolicyForm(forms.Form):
+    """What memory does with an item holding a secret (memory/secret_gate.py)."""
+
+    policy = forms.ChoiceField(choices=SecretPolicy.choices, widget=forms.RadioSelect)
 
 
 class DeleteProjectForm(forms.Form):

@@ -11,7 +11,7 @@ from memory.models import RecentError, UsageDay
 
 USAGE_DAYS = (7, 30, 90)
 ERRORS_SHOWN = 50
-TOTALS = ("requests", "errors", "items_added", "model_calls")
+TOTALS = ("requests", "errors", "items_added", "model_calls", "duplicates_caught", "secrets_caught")
 
 
 def _sums(rows, *group):

@@ -28,12 +28,13 @@ from accounts.selectors import project_overview as overview_counts
 from accounts.services import AccountsError, project_create
 from accounts.services import project_delete as delete_project
 from accounts.services import project_rename as rename
+from accounts.services import project_set_secret_policy
 from accounts.signin import sign_in_failed, sign_in_wait
 from memory.selectors import scoped
 
 from .access import LAST_PROJECT, NOT_FOUND, project_for
 from .clients import client_configs
-from .forms import DeleteProjectForm, ProjectForm
+from .forms import DeleteProjectForm, ProjectForm, SecretPolicyForm
 from .security import console_page
 
 SECONDS_PER_MINUTE = 60
@@ -184,17 +185,32 @@ def project_overview(request, slug: str):
         "project": project, "counts": overview_counts(project=project), "mcp_url": mcp_resource_url(request)})
 
 
-def _settings_page(request, project, *, rename_form=None, delete_form=None, status=200):
+def _settings_page(request, project, *, rename_form=None, delete_form=None, secrets_form=None, status=200):
     return render(request, "console/project_settings.html", {
         "project": project, "rename_form": rename_form or ProjectForm(initial={"name": project.name}),
+        "secrets_form": secrets_form or SecretPolicyForm(initial={"policy": project.secret_policy}),
         "delete_form": delete_form or DeleteProjectForm()}, status=status)
 
 
 @console_page
 @login_required
 def project_settings(request, slug: str):
-    """Rename (Owners, Admins) and delete (Owners) the project."""
+    """Rename and choose what memory does with secrets (Owners, Admins); delete (Owners) the project."""
     return _settings_page(request, project_for(request, slug, "rename_project"))
+
+
+@console_page
+@require_POST
+@login_required
+def project_secrets(request, slug: str):
+    """Refuse items holding a secret (the default), or store them with each secret redacted."""
+    project = project_for(request, slug, "set_secret_policy")
+    form = SecretPolicyForm(request.POST)
+    if not form.is_valid():
+        return _settings_page(request, project, secrets_form=form, status=400)
+    project_set_secret_policy(project=project, policy=form.cleaned_data["policy"])
+    messages.success(request, f"Items holding a secret: {project.get_secret_policy_display().lower()}.")
+    return redirect("console:project-settings", slug=project.slug)
 
 
 @console_page

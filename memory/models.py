@@ -49,14 +49,27 @@ class Item(models.Model):
     failed_version = models.PositiveIntegerField(default=0)
     failed_reason = models.CharField(max_length=200, blank=True)
     failed_at = models.DateTimeField(null=True, blank=True)
+    # What a duplicate would share with it (memory/duplicates.py): SHA-256 of its kind, author and normal text
+    # (a message's session and time too). Null for items stored before it was kept, until their next edit.
+    content_hash = models.CharField(max_length=64, null=True, blank=True)
+    # The id is the caller's: sent with the item, or used since to edit it. False for an id memory generated:
+    # only such items are held unique by content, so a caller's own ids are never merged.
+    caller_id = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["end_user", "external_id"], name="one_item_per_id")]
+        constraints = [
+            models.UniqueConstraint(fields=["end_user", "external_id"], name="one_item_per_id"),
+            # Two adds of one text without an id at the same moment: the index, not a read, decides which stores.
+            models.UniqueConstraint(fields=["end_user", "content_hash"], name="one_item_per_content",
+                                    condition=models.Q(caller_id=False)),
+        ]
         indexes = [
             # The sweep for items the read has not caught up with.
             models.Index(fields=["updated_at"], name="item_unread", condition=models.Q(read_at__isnull=True)),
+            # A duplicate's original, whoever named its id.
+            models.Index(fields=["end_user", "content_hash"], name="item_content"),
         ]
 
     @property
@@ -217,7 +230,9 @@ class Fact(models.Model):
     stated_at = models.DateTimeField()
     recorded_at = models.DateTimeField(auto_now_add=True)
     retracted_at = models.DateTimeField(null=True, blank=True)
-    retraction = models.CharField(max_length=16, blank=True)  # edited, corrected, forgotten
+    retraction = models.CharField(max_length=16, blank=True)  # edited, corrected (forgotten: before 0010)
+    # The item whose correction retracted it: forgetting that item lets the value stand again.
+    retracted_by = models.ForeignKey(Item, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     source_path = models.CharField(max_length=200, blank=True)
     source_passage = models.CharField(max_length=40, blank=True)
     evidence = models.TextField(blank=True)
@@ -238,6 +253,8 @@ class UsageDay(models.Model):
     errors = models.IntegerField(default=0)
     items_added = models.IntegerField(default=0)
     model_calls = models.IntegerField(default=0)
+    duplicates_caught = models.IntegerField(default=0)  # items not stored again (memory/duplicates.py)
+    secrets_caught = models.IntegerField(default=0)  # items refused, or fields redacted, for a secret
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["project", "day", "tool", "credential", "surface"],

@@ -4,6 +4,7 @@ what the console's Usage page shows. Recorded by tools.call, the one path every 
 import contextlib
 import contextvars
 import logging
+import re
 from dataclasses import dataclass
 
 from django.db import connection
@@ -11,6 +12,7 @@ from django.utils import timezone
 
 from accounts.auth import Context
 
+from .answers import ADDED, DUPLICATE, REFUSED
 from .models import RecentError
 from .selectors import scoped
 
@@ -52,24 +54,43 @@ def credential(context: Context) -> str:
 
 
 _UPSERT = """
-INSERT INTO memory_usageday (project_id, day, tool, credential, surface, requests, errors, items_added, model_calls)
-VALUES (%(project)s, %(day)s, %(tool)s, %(credential)s, %(surface)s, 1, %(errors)s, %(items)s, %(models)s)
+INSERT INTO memory_usageday (project_id, day, tool, credential, surface, requests, errors, items_added, model_calls,
+                             duplicates_caught, secrets_caught)
+VALUES (%(project)s, %(day)s, %(tool)s, %(credential)s, %(surface)s, 1, %(errors)s, %(items)s, %(models)s,
+        %(duplicates)s, %(secrets)s)
 ON CONFLICT (project_id, day, tool, credential, surface) DO UPDATE SET
     requests = memory_usageday.requests + 1, errors = memory_usageday.errors + EXCLUDED.errors,
     items_added = memory_usageday.items_added + EXCLUDED.items_added,
-    model_calls = memory_usageday.model_calls + EXCLUDED.model_calls
+    model_calls = memory_usageday.model_calls + EXCLUDED.model_calls,
+    duplicates_caught = memory_usageday.duplicates_caught + EXCLUDED.duplicates_caught,
+    secrets_caught = memory_usageday.secrets_caught + EXCLUDED.secrets_caught
 """
+# Quoted text in an error's message: where an id is named ("No item with id 'home' in this memory.").
+_QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+
+
+def write_counts(body: dict) -> dict:
+    """What a write's answer (or refusal) caught, as record() counts it: items added, duplicates not stored
+    again, and secrets (items refused for one, fields redacted, a correction refused)."""
+    items = body.get("items") if isinstance(body.get("items"), list) else []
+    statuses = [item.get("status") for item in items]
+    secrets = statuses.count(REFUSED) + sum(len(item.get("redacted", ())) for item in items)
+    secrets += len(body.get("redacted", ())) + ("secret" in body)
+    return {"items_added": statuses.count(ADDED), "duplicates_caught": statuses.count(DUPLICATE),
+            "secrets_caught": secrets}
 
 
 def record(context: Context, tool: str, surface: str, tally: Tally, *, items_added: int = 0,
-           error: str | None = None, message: str = "") -> None:
+           duplicates_caught: int = 0, secrets_caught: int = 0, error: str | None = None,
+           message: str = "") -> None:
     """Count one call. Never fails the call it counts: a lost count is better than a lost answer."""
     label = credential(context)
     try:
         with scoped(context.project.pk), connection.cursor() as cursor:
             cursor.execute(_UPSERT, {"project": context.project.pk, "day": timezone.now().date(), "tool": tool,
                                      "credential": label, "surface": surface, "errors": int(error is not None),
-                                     "items": items_added, "models": tally.model_calls})
+                                     "items": items_added, "models": tally.model_calls,
+                                     "duplicates": duplicates_caught, "secrets": secrets_caught})
             if error is not None:
                 kept = RecentError.objects.create(project=context.project, tool=tool, credential=label,
                                                   surface=surface, error=error, message=message[:2000])
@@ -78,3 +99,15 @@ def record(context: Context, tool: str, surface: str, tally: Tally, *, items_add
                     RecentError.objects.filter(pk__in=list(stale.values_list("pk", flat=True))).delete()
     except Exception:  # noqa: BLE001
         log.warning("Could not record usage of %s", tool, exc_info=True)
+
+
+def forget_errors_naming(*, project_id: int, ids: list[str]) -> int:
+    """Delete the project's last errors whose message quotes one of the forgotten item `ids`, inside the
+    forget's transaction (the project's scope); returns how many. The project keeps at most about
+    RECENT_ERRORS of them, so reading them all is cheap."""
+    wanted = set(ids)
+    naming = [error.pk for error in RecentError.objects.filter(project_id=project_id).only("message")
+              if wanted.intersection(a or b for a, b in _QUOTED.findall(error.message))]
+    if naming:
+        RecentError.objects.filter(pk__in=naming).delete()
+    return len(naming)

@@ -1,6 +1,6 @@
 """index.md, the written index: what this memory holds, rewritten after each read."""
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, ProgrammingError, transaction
 from django.db.models import Count, Max, Min
 
 from accounts.models import EndUser
@@ -71,6 +71,8 @@ def rewrite_index(memory: Memory) -> None:
     try:
         with transaction.atomic():
             WrittenIndex.objects.update_or_create(end_user=memory.end_user, defaults={"text": render_index(memory)})
-    except IntegrityError:
+    # The end user gone: the foreign key refuses the row, or row-level security first (its policy finds no
+    # such end user in the scope: "new row violates row-level security policy", a ProgrammingError).
+    except (IntegrityError, ProgrammingError):
         if EndUser.objects.filter(pk=memory.end_user.pk).exists():
             raise
