@@ -53,11 +53,19 @@ class User(AbstractUser):
         return self.email
 
 
+class SecretPolicy(models.TextChoices):
+    """What memory does with an item holding a secret (a key, a password, a card number: memory/secrets.py)."""
+
+    REFUSE = "refuse", "Refuse the item"  # the default: stored never, not even in part
+    REDACT = "redact", "Store it with each secret redacted"  # "[redacted: AWS Access Key]" in its place
+
+
 class Project(models.Model):
     """A customer's project: its members, keys and end users."""
 
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=80, unique=True)
+    secret_policy = models.CharField(max_length=8, choices=SecretPolicy.choices, default=SecretPolicy.REFUSE)
     created_at = models.DateTimeField(auto_now_add=True)
     # Requests a minute per credential, and per credential and end user (accounts/ratelimit.py), as the
     # project's Owners and Admins set them; empty: settings.RATE_LIMIT_PER_CREDENTIAL / _PER_END_USER.

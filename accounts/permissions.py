@@ -24,6 +24,7 @@ CAPABILITIES: dict[str, frozenset] = {
     "import_memory": frozenset({OWNER, ADMIN}),        # put an export into an end user's memory
     "rename_project": frozenset({OWNER, ADMIN}),
     "manage_limits": frozenset({OWNER, ADMIN}),        # the project's rate limits (settings page)
+    "set_secret_policy": frozenset({OWNER, ADMIN}),    # refuse items holding a secret, or store them redacted
     "delete_project": frozenset({OWNER}),
     "view_connections": frozenset({OWNER, ADMIN}),     # every OAuth connection of the project, with Disconnect
     "view_usage": EVERYONE,

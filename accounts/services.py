@@ -11,7 +11,9 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from .connections import connection_revoke
-from .models import LAST_USED_EVERY_SECONDS, Access, ApiKey, EndUser, Invitation, Membership, Project, Role, User
+from .models import (
+    LAST_USED_EVERY_SECONDS, Access, ApiKey, EndUser, Invitation, Membership, Project, Role, SecretPolicy, User,
+)
 from .permissions import can
 from .ratelimit import RATE_LIMIT_MAX
 
@@ -131,6 +133,15 @@ def project_set_rate_limits(*, project: Project, per_credential: int | None, per
             raise AccountsError(f"A limit is 1 to {RATE_LIMIT_MAX:,} requests a minute, or empty for the default.")
     project.rate_limit_per_credential, project.rate_limit_per_end_user = per_credential, per_end_user
     project.save(update_fields=["rate_limit_per_credential", "rate_limit_per_end_user"])
+    return project
+
+
+def project_set_secret_policy(*, project: Project, policy: str) -> Project:
+    """Choose what memory does with an item holding a secret: refuse it (the default) or store it redacted."""
+    if policy not in SecretPolicy.values:
+        raise AccountsError("Choose to refuse such items or to store them redacted.")
+    project.secret_policy = policy
+    project.save(update_fields=["secret_policy"])
     return project
 
 

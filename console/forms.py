@@ -3,7 +3,7 @@
 from django import forms
 from django.contrib.auth import password_validation
 
-from accounts.models import END_USER_ID_MAX, Access, ApiKey, Role
+from accounts.models import END_USER_ID_MAX, Access, ApiKey, Role, SecretPolicy
 from accounts.ratelimit import RATE_LIMIT_MAX
 from accounts.services import PROJECT_NAME_MAX
 from memory.limits import ITEM_ID_MAX
@@ -42,6 +42,12 @@ class RateLimitsForm(forms.Form):
                                         label="Requests a minute per key or app")
     per_end_user = forms.IntegerField(min_value=1, max_value=RATE_LIMIT_MAX, required=False,
                                       label="Requests a minute per key or app and end user")
+
+
+class SecretPolicyForm(forms.Form):
+    """What memory does with an item holding a secret (memory/secret_gate.py)."""
+
+    policy = forms.ChoiceField(choices=SecretPolicy.choices, widget=forms.RadioSelect)
 
 
 class DeleteProjectForm(forms.Form):

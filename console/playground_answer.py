@@ -58,7 +58,8 @@ def readable(answer: dict, *, link) -> dict:
         view["file"] = {"path": answer["path"], "text": answer["text"], "url": link(answer["path"])}
     # Every key is set, so a template never falls back to a dict's own .items.
     view["file"] = view.get("file")
-    view["items"] = answer["items"] if isinstance(answer.get("items"), list) else []
+    items = answer["items"] if isinstance(answer.get("items"), list) else []
+    view["items"] = [{**item, "note": item_note(item)} for item in items if isinstance(item, dict)]
     counts = answer.get("counts") if isinstance(answer.get("counts"), dict) else {}
     view["counts"] = [(key, ", ".join(f"{k} {v}" for k, v in value.items()) if isinstance(value, dict) else value)
                       for key, value in counts.items()]
@@ -69,6 +70,19 @@ def readable(answer: dict, *, link) -> dict:
                            for key, value in answer.items() if key not in ("error", "message") and value]
     view["empty"] = not any(view.values())
     return view
+
+
+def item_note(item: dict) -> str:
+    """What became of a saved item beyond its status: what a duplicate repeats, why an item was refused (the
+    field and the kind of secret, never the secret), which fields were stored redacted."""
+    if item.get("status") == "duplicate":
+        return f"not stored again: it repeats {item.get('duplicate_of')}"
+    if item.get("status") == "refused":
+        return f"not stored: {item.get('field')} holds a secret ({item.get('secret')})"
+    redacted = item.get("redacted") or []
+    if redacted:
+        return "stored with " + ", ".join(f"{r.get('field')} ({r.get('secret')})" for r in redacted) + " redacted"
+    return ""
 
 
 def link_for(request, project, account: str):

@@ -12,7 +12,7 @@ from memory.usage import THROTTLED_TOOL
 
 USAGE_DAYS = (7, 30, 90)
 ERRORS_SHOWN = 50
-TOTALS = ("requests", "errors", "items_added", "model_calls", "throttled")
+TOTALS = ("requests", "errors", "items_added", "model_calls", "throttled", "duplicates_caught", "secrets_caught")
 
 
 def _sums(rows, *group):

@@ -30,6 +30,7 @@ urlpatterns = [
     path(f"{P}/settings", views.project_settings, name="project-settings"),
     path(f"{P}/rename", views.project_rename, name="project-rename"),
     path(f"{P}/limits", views.project_limits, name="project-limits"),
+    path(f"{P}/secrets", views.project_secrets, name="project-secrets"),
     path(f"{P}/delete", views.project_delete, name="project-delete"),
     # Members and invitations.
     path(f"{P}/members", members.members, name="members"),

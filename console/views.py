@@ -32,12 +32,13 @@ from accounts.services import AccountsError, project_create
 from accounts.services import project_delete as delete_project
 from accounts.services import project_rename as rename
 from accounts.services import project_set_rate_limits
+from accounts.services import project_set_secret_policy
 from accounts.signin import sign_in_failed, sign_in_wait
 from memory.selectors import scoped
 
 from .access import LAST_PROJECT, NOT_FOUND, project_for
 from .clients import client_configs
-from .forms import DeleteProjectForm, ProjectForm, RateLimitsForm
+from .forms import DeleteProjectForm, ProjectForm, RateLimitsForm, SecretPolicyForm
 from .security import console_page
 
 SECONDS_PER_MINUTE = 60
@@ -188,7 +189,8 @@ def project_overview(request, slug: str):
         "project": project, "counts": overview_counts(project=project), "mcp_url": mcp_resource_url(request)})
 
 
-def _settings_page(request, project, *, rename_form=None, limits_form=None, delete_form=None, status=200):
+def _settings_page(request, project, *, rename_form=None, limits_form=None, secrets_form=None, delete_form=None,
+                   status=200):
     limits = limits_of(project)
     return render(request, "console/project_settings.html", {
         "project": project, "rename_form": rename_form or ProjectForm(initial={"name": project.name}),
@@ -197,13 +199,14 @@ def _settings_page(request, project, *, rename_form=None, limits_form=None, dele
         "limits": {"per_credential": limits[CREDENTIAL], "per_end_user": limits[END_USER]},
         "default_limits": {"per_credential": settings.RATE_LIMIT_PER_CREDENTIAL,
                            "per_end_user": settings.RATE_LIMIT_PER_END_USER},
+        "secrets_form": secrets_form or SecretPolicyForm(initial={"policy": project.secret_policy}),
         "delete_form": delete_form or DeleteProjectForm()}, status=status)
 
 
 @console_page
 @login_required
 def project_settings(request, slug: str):
-    """Rename and set the rate limits (Owners, Admins); delete (Owners) the project."""
+    """Rename, set the rate limits and what memory does with secrets (Owners, Admins); delete (Owners)."""
     return _settings_page(request, project_for(request, slug, "rename_project"))
 
 
@@ -221,6 +224,20 @@ def project_limits(request, slug: str):
     limits = limits_of(project)
     messages.success(request, f"Rate limits set: {limits[CREDENTIAL]:,} requests a minute per key or app, "
                      f"{limits[END_USER]:,} per key or app and end user.")
+    return redirect("console:project-settings", slug=project.slug)
+
+
+@console_page
+@require_POST
+@login_required
+def project_secrets(request, slug: str):
+    """Refuse items holding a secret (the default), or store them with each secret redacted."""
+    project = project_for(request, slug, "set_secret_policy")
+    form = SecretPolicyForm(request.POST)
+    if not form.is_valid():
+        return _settings_page(request, project, secrets_form=form, status=400)
+    project_set_secret_policy(project=project, policy=form.cleaned_data["policy"])
+    messages.success(request, f"Items holding a secret: {project.get_secret_policy_display().lower()}.")
     return redirect("console:project-settings", slug=project.slug)
 
 

@@ -40,7 +40,7 @@ def tool_view(tool: Tool):
             description=tool.description,
             request={"application/json": tool.input_schema},
             responses={
-                200: OpenApiResponse(description="The tool's answer, as JSON."),
+                200: OpenApiResponse(tool.answer_schema, description="The tool's answer, as JSON."),
                 400: OpenApiResponse(ERROR_SCHEMA, description="Bad arguments: names the field and the bound."),
                 401: OpenApiResponse(ERROR_SCHEMA, description="No key, or not a key this service issued."),
                 403: OpenApiResponse(ERROR_SCHEMA, description="A read key on a route that writes."),

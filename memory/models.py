@@ -54,6 +54,12 @@ class Item(models.Model):
     # The version whose facts an import brought (memory/portability/): its read rebuilds passages, vectors and
     # statistics but extracts no facts. An edit makes a new version, whose read extracts as any other does.
     facts_imported_version = models.PositiveIntegerField(default=0)
+    # What a duplicate would share with it (memory/duplicates.py): SHA-256 of its kind, author and normal text
+    # (a message's session and time too). Null for items stored before it was kept, until their next edit.
+    content_hash = models.CharField(max_length=64, null=True, blank=True)
+    # The id is the caller's: sent with the item, or used since to edit it. False for an id memory generated:
+    # only such items are held unique by content, so a caller's own ids are never merged.
+    caller_id = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     # The text's length, kept by PostgreSQL: a project's read backlog sums it without reading the texts.
@@ -61,13 +67,20 @@ class Item(models.Model):
                                        db_persist=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["end_user", "external_id"], name="one_item_per_id")]
+        constraints = [
+            models.UniqueConstraint(fields=["end_user", "external_id"], name="one_item_per_id"),
+            # Two adds of one text without an id at the same moment: the index, not a read, decides which stores.
+            models.UniqueConstraint(fields=["end_user", "content_hash"], name="one_item_per_content",
+                                    condition=models.Q(caller_id=False)),
+        ]
         indexes = [
             # The sweep for items the read has not caught up with.
             models.Index(fields=["updated_at"], name="item_unread", condition=models.Q(read_at__isnull=True)),
             # A project's read backlog and queue: its end users' unread items (memory/fairness.py).
             models.Index(fields=["end_user", "updated_at"], name="item_unread_by_end_user",
                          condition=models.Q(read_at__isnull=True)),
+            # A duplicate's original, whoever named its id.
+            models.Index(fields=["end_user", "content_hash"], name="item_content"),
         ]
 
     @property
@@ -232,7 +245,9 @@ class Fact(models.Model):
     stated_at = models.DateTimeField()
     recorded_at = models.DateTimeField(default=timezone.now)  # an import gives it as exported
     retracted_at = models.DateTimeField(null=True, blank=True)
-    retraction = models.CharField(max_length=16, blank=True)  # edited, corrected, forgotten
+    retraction = models.CharField(max_length=16, blank=True)  # edited, corrected (forgotten: before 0010)
+    # The item whose correction retracted it: forgetting that item lets the value stand again.
+    retracted_by = models.ForeignKey(Item, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     source_path = models.CharField(max_length=200, blank=True)
     source_passage = models.CharField(max_length=40, blank=True)
     # The source passage's place among its item's passages (1 = the first): what an export names, since a
@@ -261,6 +276,8 @@ class UsageDay(models.Model):
     # Calls refused over the credential's rate limit (429) before reaching a tool: counted in rows of their
     # own, tool "", never in requests or errors.
     throttled = models.IntegerField(default=0, db_default=0)
+    duplicates_caught = models.IntegerField(default=0)  # items not stored again (memory/duplicates.py)
+    secrets_caught = models.IntegerField(default=0)  # items refused, or fields redacted, for a secret
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["project", "day", "tool", "credential", "surface", "revision"],

@@ -1,7 +1,8 @@
 """Rules of our own for secrets the detect-secrets plugins miss or know only in part: a password given as
 such, a card number, a password in a URL. Each has the plugins' shape (`secret_type`, `analyze_string(text)`
-yielding what it finds), so memory/secrets.py runs them in the same table; their patterns are compiled once,
-at import, and nothing is written after, so they are safe under threads."""
+yielding what it finds), so memory/secrets.py runs them in the same table, and `spans(text)` saying where
+(memory/secret_gate.py redacts there); their patterns are compiled once, at import, and nothing is written
+after, so they are safe under threads."""
 
 import re
 
@@ -58,15 +59,20 @@ class PasswordRule:
 
     def analyze_string(self, string: str):
         """Yields each password-like value given after a keyword."""
+        for start, end in self.spans(string):
+            yield string[start:end]
+
+    def spans(self, string: str):
+        """Yields where each password-like value given after a keyword is: (start, end)."""
         for keyword in self.keyword.finditer(string):
             is_pin = keyword.group().lower().startswith("pin")
             bare = self.bare.match(string, keyword.end())
             if bare and self._looks_like(bare.group("value"), is_pin, linked=False):
-                yield bare.group("value")
+                yield bare.span("value")
                 continue
             linked = self.tail.match(string, keyword.end())
             if linked and self._looks_like(linked.group("value"), is_pin, linked=True):
-                yield linked.group("value")
+                yield linked.span("value")
 
     def _looks_like(self, raw: str, is_pin: bool, linked: bool) -> bool:
         value = raw.strip("\"'‘’“”`.,;:!?()")
@@ -113,17 +119,25 @@ class CardRule:
 
     def analyze_string(self, string: str):
         """Yields the digits of each card number found."""
+        for start, end in self.spans(string):
+            yield re.sub(r"[ -]", "", string[start:end])
+
+    def spans(self, string: str):
+        """Yields where each card number found is, as printed: (start, end)."""
         for run in self.run.finditer(string):
             if run.start() and self.glued.match(string, run.start() - 1):
                 continue
             groups = re.split(r"[ -]", run.group())
+            starts = [run.start()]
+            for group in groups[:-1]:
+                starts.append(starts[-1] + len(group) + 1)  # one separator after each group
             sizes = tuple(len(group) for group in groups)
             for layout in self.layouts:
                 width = len(layout)
                 if sizes[:width] == layout and self._is_card("".join(groups[:width])):
-                    yield "".join(groups[:width])
+                    yield starts[0], starts[width - 1] + sizes[width - 1]
                 if len(sizes) > width and sizes[-width:] == layout and self._is_card("".join(groups[-width:])):
-                    yield "".join(groups[-width:])
+                    yield starts[-width], starts[-1] + sizes[-1]
 
     def _is_card(self, digits: str) -> bool:
         issued = any(
@@ -144,10 +158,15 @@ class UrlPasswordRule:
 
     def analyze_string(self, string: str):
         """Yields each password found in a URL."""
+        for start, end in self.spans(string):
+            yield string[start:end]
+
+    def spans(self, string: str):
+        """Yields where each password found in a URL is: (start, end)."""
         for match in self.pattern.finditer(string):
             value = match.group(1)
             if not PLACEHOLDER.fullmatch(value) and value.lower() not in self.placeholders:
-                yield value
+                yield match.span(1)
 
 
 def luhn_valid(digits: str) -> bool:

@@ -1,6 +1,7 @@
 """Writes on memory: add (and edit by id), correct, forget; and an item's versions. Each takes the end user's
 Memory; reads are in query/."""
 
+import logging
 import time
 import uuid
 
@@ -8,15 +9,19 @@ from django.db import IntegrityError, InterfaceError, OperationalError, connecti
 from django.db.models import F
 from django.utils import timezone
 
-from . import fairness, tasks
+from . import erasure, fairness, tasks
+from .answers import ADDED, DUPLICATE, EDITED, REFUSED, UNCHANGED
+from .duplicates import content_hash, originals_of, store_unless_duplicates
 from .errors import CannotAnswer, InvalidArguments
 from .limits import ADD_ATTEMPTS, DEFAULT_KIND, WAIT_SECONDS
 from .models import Item, ItemVersion
-from .read import notices, stats
-from .read.facts import forget_facts
+from .read import notices
 from .read.written_index import rewrite_index
+from .secret_gate import REDACTED, redacts, refused_error, screen_item
+from .secrets import find_secret
 from .selectors import Memory
 
+log = logging.getLogger(__name__)
 EXTERNAL_ID_HEX = 16  # hex digits of a generated item id (it_<16 hex>): 64 bits, no collision in practice
 
 # The fields an item keeps besides its text; an edit that changes none of them (nor the text) is "unchanged".
@@ -48,16 +53,24 @@ def _snapshot(item: Item) -> dict:
 
 
 def _edit(item: Item, fields: dict) -> bool:
-    """Apply `fields` to `item`, keeping its earlier text as a version. False when nothing changed."""
+    """Apply `fields` to `item`, keeping its earlier text as a version. False when nothing changed.
+
+    An edit names the item by its id, so from now on the id is the caller's (never merged by content)."""
     if all(getattr(item, name) == value for name, value in fields.items()):
         return False
     ItemVersion.objects.create(item=item, version=item.version, text=item.text, fields=_snapshot(item))
     for name, value in fields.items():
         setattr(item, name, value)
+    item.content_hash = content_hash(_fields_of(item))
+    item.caller_id = True
     item.version += 1
     item.read_at = None
     item.save()
     return True
+
+
+def _fields_of(item: Item) -> dict:
+    return {"text": item.text, **{name: getattr(item, name) for name in ITEM_FIELDS}}
 
 
 def memory_add(*, memory: Memory, items: list[dict], wait: bool = False) -> dict:
@@ -87,13 +100,16 @@ def store_items(*, memory: Memory, items: list[dict]) -> list[dict]:
 
 def memory_add_settle(*, memory: Memory, answer: dict, wait: bool = False, **_) -> dict:
     """memory_add's answer once it has committed: which items are searchable. With `wait`, answers once
-    every item is, or after WAIT_SECONDS saying so (_wait_for_reads)."""
-    ids = [result["id"] for result in answer["items"]]
+    every item is, or after WAIT_SECONDS saying so (_wait_for_reads). A refused item never will be searchable,
+    and is waited for by no one."""
+    ids = [result["id"] for result in answer["items"] if result["status"] != REFUSED]
     read = _read_now(memory, ids)
     if wait and not read >= set(ids):
         read = _wait_for_reads(memory, ids)
-    results = [{**result, "searchable": result["id"] in read} for result in answer["items"]]
-    settled = {"items": results, "searchable": all(result["searchable"] for result in results)}
+    results = [result if result["status"] == REFUSED else {**result, "searchable": result["id"] in read}
+               for result in answer["items"]]
+    settled = {"items": results, "searchable": all(result["searchable"] for result in results
+                                                    if result["status"] != REFUSED)}
     if wait and not settled["searchable"]:
         settled["message"] = (
             f"Stored; not every item was searchable after {WAIT_SECONDS} s. The background read will finish them."
@@ -139,30 +155,83 @@ def _hand_back_connection() -> None:
 
 
 def _store(memory: Memory, items: list[dict]) -> list[dict]:
-    """Store `items` in one transaction (a savepoint inside the tool's) and queue their read on commit."""
-    results, to_read = [], []
+    """Store `items` in one transaction (a savepoint inside the tool's) and queue their read on commit; one
+    answer entry per item, in order (memory_add's, and import's, way to store).
+
+    Each item first passes the secret gate (secret_gate.py: refused, or redacted, as the project chose)
+    before anything of it is written or looked up; then an item sent without an id that repeats one already
+    stored is answered `duplicate` and not stored again (duplicates.py). An item with an id is the caller's.
+    """
+    redact = redacts(memory)
+    screened = [screen_item(raw, redact=redact) for raw in items]
+    results: list[dict | None] = [None] * len(items)
+    stored: list[Item] = []
     with transaction.atomic():
-        ids = [raw.get("id") for raw in items if raw.get("id")]
+        ids = [screen.item["id"] for screen in screened if screen.item and screen.item.get("id")]
         existing = {
             item.external_id: item for item in memory.items().select_for_update().filter(external_id__in=ids)
         }
-        for raw in items:
-            external_id = raw.get("id") or f"it_{uuid.uuid4().hex[:EXTERNAL_ID_HEX]}"
-            item = existing.get(external_id)
-            fields = _incoming(raw, item)
-            if item is None:
-                item = Item.objects.create(end_user=memory.end_user, external_id=external_id, **fields)
-                status = "added"
+        without_ids = []
+        for index, (raw, screen) in enumerate(zip(items, screened)):
+            if screen.item is None:
+                results[index] = screen.refusal(f"items[{index}].", raw)
+            elif screen.item.get("id"):
+                results[index], item = _store_by_id(memory, screen.item, existing)
+                stored.append(item)
             else:
-                status = "edited" if _edit(item, fields) else "unchanged"
-            if not item.is_read:
-                to_read.append(item.pk)
-            results.append({"id": external_id, "status": status})
+                without_ids.append(index)
+        # Last, so an item without an id is also caught repeating one this call stored by its id.
+        loose = [screened[index].item for index in without_ids]
+        for index, (result, item) in zip(without_ids, _store_without_ids(memory, loose)):
+            results[index] = result
+            stored += [item] if item else []
+        for index, screen in enumerate(screened):
+            if screen.redacted:
+                results[index]["redacted"] = [found.as_dict(f"items[{index}].") for found in screen.redacted]
         memory.end_user.last_active_at = timezone.now()
         memory.end_user.save(update_fields=["last_active_at"])
-        if to_read:
+        if any(not item.is_read for item in stored):
             transaction.on_commit(lambda: enqueue_read(memory))
     return results
+
+
+def _store_by_id(memory: Memory, raw: dict, existing: dict[str, Item]) -> tuple[dict, Item]:
+    """An item sent with an id: added, or edited or left unchanged when that id exists."""
+    external_id = raw["id"]
+    item = existing.get(external_id)
+    fields = _incoming(raw, item)
+    if item is None:
+        item = Item.objects.create(end_user=memory.end_user, external_id=external_id,
+                                   content_hash=content_hash(fields), **fields)
+        return {"id": external_id, "status": ADDED}, item
+    return {"id": external_id, "status": EDITED if _edit(item, fields) else UNCHANGED}, item
+
+
+def _store_without_ids(memory: Memory, raws: list[dict]) -> list[tuple[dict, Item | None]]:
+    """Items sent without an id, in order: each added under a generated id, or a duplicate of the item it
+    repeats (stored before, or earlier in this call; then no item is returned: nothing was stored)."""
+    fields = [_incoming(raw, None) for raw in raws]
+    digests = [content_hash(each) for each in fields]
+    originals = originals_of(memory, digests)
+    new: dict[str, tuple[str, dict]] = {}  # the first item of each content not stored yet
+    for digest, each in zip(digests, fields):
+        if digest not in originals and digest not in new:
+            new[digest] = (f"it_{uuid.uuid4().hex[:EXTERNAL_ID_HEX]}", each)
+    added = store_unless_duplicates(memory, new) if new else {}
+    lost = [digest for digest in new if digest not in added]  # to an add of the same content at once
+    if lost:
+        originals.update(originals_of(memory, lost))
+        if not set(lost) <= set(originals):  # the conflict was with something else: memory_add stores again
+            raise IntegrityError("An item without an id collided with neither an id nor a content.")
+    answers = []
+    for digest in digests:
+        item = added.pop(digest, None)
+        if item is not None:
+            answers.append(({"id": item.external_id, "status": ADDED}, item))
+        else:
+            original = originals.get(digest) or new[digest][0]
+            answers.append(({"id": original, "status": DUPLICATE, "duplicate_of": original}, None))
+    return answers
 
 
 def enqueue_read(memory: Memory) -> None:
@@ -174,19 +243,31 @@ def enqueue_read(memory: Memory) -> None:
 def _item(memory: Memory, external_id: str) -> Item:
     item = memory.items().filter(external_id=external_id).first()
     if item is None:
-        raise CannotAnswer("not_found", f"No item with id {external_id!r} in this memory.")
+        # The message is kept among Usage's last errors: an id holding a secret is named by its kind only.
+        kind = find_secret(external_id)
+        named = REDACTED.format(kind) if kind else repr(external_id)
+        raise CannotAnswer("not_found", f"No item with id {named} in this memory.")
     return item
 
 
 def memory_correct(*, memory: Memory, id: str, text: str) -> dict:
-    """Fix an item's text, keeping the old text as a version; the item is read again."""
+    """Fix an item's text, keeping the old text as a version; the item is read again.
+
+    A text (or an id) holding a secret is refused, 400 naming the field and the secret's kind, and the item
+    stays as it was; a project that redacts stores the text redacted and says where."""
+    screen = screen_item({"id": id, "text": text}, redact=redacts(memory))
+    if screen.item is None:
+        raise refused_error(screen.refused)
     with transaction.atomic():
         item = _item(memory, id)
         item = memory.items().select_for_update().get(pk=item.pk)
-        changed = _edit(item, {"text": text})
+        changed = _edit(item, {"text": screen.item["text"]})
         if changed:
             transaction.on_commit(lambda: enqueue_read(memory))
-    return {"id": id, "status": "edited" if changed else "unchanged", "version": item.version}
+    answer = {"id": id, "status": EDITED if changed else UNCHANGED, "version": item.version}
+    if screen.redacted:
+        answer["redacted"] = [found.as_dict() for found in screen.redacted]
+    return answer
 
 
 def memory_versions(*, memory: Memory, id: str) -> dict:
@@ -205,7 +286,9 @@ def memory_forget(*, memory: Memory, ids: list[str] | None = None, path: str | N
                   everything: bool = False) -> dict:
     """Erase items by id, by path (a passage file or a directory of them), or the whole end user.
 
-    Everything derived from the erased items (passages, embeddings, the index's lines) goes with them.
+    Nothing that came only from the erased items remains (erasure.py): their versions, passages, vectors
+    and facts, the term statistics they alone held, the titles they gave threads, their lines in the index,
+    and Usage's last errors naming them. The answer counts what was erased.
     """
     if not (ids or path or everything):
         raise InvalidArguments("Say what to forget: ids, path, or all: true.", field="ids")
@@ -213,9 +296,9 @@ def memory_forget(*, memory: Memory, ids: list[str] | None = None, path: str | N
         # A read writing passages holds its item's row until it commits: take the rows first, so this waits
         # for it and erases what it wrote too (and a read that starts now finds its item gone).
         if everything:
-            count = len(memory.items().select_for_update().values_list("pk", flat=True))
-            memory.end_user.delete()
-            return {"forgotten": count, "end_user": "erased"}
+            forgotten = list(memory.items().select_for_update().values_list("external_id", flat=True))
+            erased = erasure.erase_end_user(memory, forgotten)
+            return {"forgotten": len(forgotten), "end_user": "erased", "erased": erased}
         targets = memory.items().none()
         if ids:
             targets = memory.items().filter(external_id__in=ids)
@@ -229,10 +312,7 @@ def memory_forget(*, memory: Memory, ids: list[str] | None = None, path: str | N
         forgotten = sorted(targets.values_list("external_id", flat=True))
         if not forgotten:
             raise CannotAnswer("not_found", "Nothing in this memory matches those ids or that path.")
-        erased = memory.items().filter(external_id__in=forgotten)
-        list(erased.select_for_update().values_list("pk", flat=True))  # wait for a read of them (as above)
-        forget_facts(memory, erased)
-        stats.uncount_passages(memory, list(memory.passages().filter(item__in=erased).values_list("pk", flat=True)))
-        erased.delete()
+        list(memory.items().filter(external_id__in=forgotten).select_for_update().values_list("pk", flat=True))
+        erased = erasure.erase_items(memory, forgotten)
     rewrite_index(memory)
-    return {"forgotten": len(forgotten), "ids": forgotten}
+    return {"forgotten": len(forgotten), "ids": forgotten, "erased": erased}

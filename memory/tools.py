@@ -14,7 +14,7 @@ from accounts.errors import ApiError
 from twin.unavailable import UNAVAILABLE, unavailable_from
 
 from .query import browse, history, search
-from . import services, usage
+from . import answers, services, usage
 from .connectors import how_they_work, lessons, recall
 from .connectors import next as next_steps
 from .errors import InsufficientScope
@@ -46,6 +46,7 @@ class Tool:
     # A step run once `run`'s scoped transaction has committed, with its answer (memory_add's wait: the read
     # is queued on commit, so it cannot be waited for inside it).
     then: Callable[..., dict] | None = None
+    answer_schema: dict | None = None  # what it answers, for the OpenAPI schema (memory/answers.py)
 
     @property
     def route(self) -> str:
@@ -276,6 +277,7 @@ TOOLS: list[Tool] = [
         creates_memory=True,
         run=services.memory_add,
         then=services.memory_add_settle,
+        answer_schema=answers.ADD_ANSWER,
     ),
     # HTTP-only routes: they stay on the customer's backend, never offered to a model.
     Tool(
@@ -296,6 +298,7 @@ TOOLS: list[Tool] = [
         run=lambda *, memory, ids=None, path=None, all=False: services.memory_forget(
             memory=memory, ids=ids, path=path, everything=all
         ),
+        answer_schema=answers.FORGET_ANSWER,
     ),
     Tool(
         name="memory_correct",
@@ -308,6 +311,7 @@ TOOLS: list[Tool] = [
         writes=True,
         mcp=False,
         run=services.memory_correct,
+        answer_schema=answers.CORRECT_ANSWER,
     ),
     Tool(
         name="memory_versions",
@@ -358,11 +362,11 @@ def call(tool: Tool, context: Context, arguments, *, surface: str = "http") -> O
         # Not counted: the database it would be counted in is what is out, and waiting for it again would
         # make a fast 503 slow.
         return outcome
+    counts = usage.write_counts(outcome.body) if tool.writes else {}
     if outcome.error:
-        usage.record(context, tool.name, surface, tally, error=outcome.error, message=outcome.message)
+        usage.record(context, tool.name, surface, tally, error=outcome.error, message=outcome.message, **counts)
     else:
-        added = sum(item.get("status") == "added" for item in outcome.body.get("items", [])) if tool.writes else 0
-        usage.record(context, tool.name, surface, tally, items_added=added)
+        usage.record(context, tool.name, surface, tally, **counts)
     return outcome
 
 

@@ -6,6 +6,7 @@ the rate limiter refused before any tool are counted apart, as throttled (accoun
 import contextlib
 import contextvars
 import logging
+import re
 from dataclasses import dataclass
 
 from django.db import connection
@@ -15,6 +16,7 @@ from django.utils import timezone
 from accounts.auth import Context
 from accounts.ratelimit import throttled
 
+from .answers import ADDED, DUPLICATE, REFUSED
 from .models import RecentError
 from .selectors import scoped
 
@@ -69,34 +71,52 @@ def credential(context: Context) -> str:
 
 _UPSERT = """
 INSERT INTO memory_usageday (project_id, day, tool, credential, surface, revision, requests, errors, items_added,
-                             model_calls, throttled)
+                             model_calls, throttled, duplicates_caught, secrets_caught)
 VALUES (%(project)s, %(day)s, %(tool)s, %(credential)s, %(surface)s, %(revision)s, %(requests)s, %(errors)s,
-        %(items)s, %(models)s, %(throttled)s)
+        %(items)s, %(models)s, %(throttled)s, %(duplicates)s, %(secrets)s)
 ON CONFLICT (project_id, day, tool, credential, surface, revision) DO UPDATE SET
     requests = memory_usageday.requests + EXCLUDED.requests, errors = memory_usageday.errors + EXCLUDED.errors,
     items_added = memory_usageday.items_added + EXCLUDED.items_added,
     model_calls = memory_usageday.model_calls + EXCLUDED.model_calls,
-    throttled = memory_usageday.throttled + EXCLUDED.throttled
+    throttled = memory_usageday.throttled + EXCLUDED.throttled,
+    duplicates_caught = memory_usageday.duplicates_caught + EXCLUDED.duplicates_caught,
+    secrets_caught = memory_usageday.secrets_caught + EXCLUDED.secrets_caught
 """
 THROTTLED_TOOL = ""  # the tool of a throttled call's row: it was refused before any tool was chosen
+# Quoted text in an error's message: where an id is named ("No item with id 'home' in this memory.").
+_QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
 
 
-def _count(context: Context, tool: str, surface: str, **counts) -> None:
-    """Add `counts` (requests, errors, items, models, throttled) to the project's row for today."""
+def _count(context: Context, tool: str, surface: str, *, requests: int = 0, errors: int = 0, items: int = 0,
+           models: int = 0, throttled: int = 0, duplicates: int = 0, secrets: int = 0) -> None:
+    """Add these counts to the project's row for today."""
     with connection.cursor() as cursor:
         cursor.execute(_UPSERT, {"project": context.project.pk, "day": timezone.now().date(), "tool": tool,
                                  "credential": credential(context), "surface": surface, "revision": _revision.get(),
-                                 **counts})
+                                 "requests": requests, "errors": errors, "items": items, "models": models,
+                                 "throttled": throttled, "duplicates": duplicates, "secrets": secrets})
+
+
+def write_counts(body: dict) -> dict:
+    """What a write's answer (or refusal) caught, as record() counts it: items added, duplicates not stored
+    again, and secrets (items refused for one, fields redacted, a correction refused)."""
+    items = body.get("items") if isinstance(body.get("items"), list) else []
+    statuses = [item.get("status") for item in items]
+    secrets = statuses.count(REFUSED) + sum(len(item.get("redacted", ())) for item in items)
+    secrets += len(body.get("redacted", ())) + ("secret" in body)
+    return {"items_added": statuses.count(ADDED), "duplicates_caught": statuses.count(DUPLICATE),
+            "secrets_caught": secrets}
 
 
 def record(context: Context, tool: str, surface: str, tally: Tally, *, items_added: int = 0,
-           error: str | None = None, message: str = "") -> None:
+           duplicates_caught: int = 0, secrets_caught: int = 0, error: str | None = None,
+           message: str = "") -> None:
     """Count one call. Never fails the call it counts: a lost count is better than a lost answer."""
     label = credential(context)
     try:
         with scoped(context.project.pk):
             _count(context, tool, surface, requests=1, errors=int(error is not None), items=items_added,
-                   models=tally.model_calls, throttled=0)
+                   models=tally.model_calls, duplicates=duplicates_caught, secrets=secrets_caught)
             if error is not None:
                 kept = RecentError.objects.create(project=context.project, tool=tool, credential=label,
                                                   surface=surface, error=error, message=message[:2000])
@@ -112,6 +132,18 @@ def record_throttled(sender, *, context: Context, surface: str, **_) -> None:
     """Count one call the rate limiter refused. Never fails the refusal it counts."""
     try:
         with scoped(context.project.pk):
-            _count(context, THROTTLED_TOOL, surface, requests=0, errors=0, items=0, models=0, throttled=1)
+            _count(context, THROTTLED_TOOL, surface, throttled=1)
     except Exception:  # noqa: BLE001
         log.warning("Could not record a throttled call", exc_info=True)
+
+
+def forget_errors_naming(*, project_id: int, ids: list[str]) -> int:
+    """Delete the project's last errors whose message quotes one of the forgotten item `ids`, inside the
+    forget's transaction (the project's scope); returns how many. The project keeps at most about
+    RECENT_ERRORS of them, so reading them all is cheap."""
+    wanted = set(ids)
+    naming = [error.pk for error in RecentError.objects.filter(project_id=project_id).only("message")
+              if wanted.intersection(a or b for a, b in _QUOTED.findall(error.message))]
+    if naming:
+        RecentError.objects.filter(pk__in=naming).delete()
+    return len(naming)

@@ -17,6 +17,7 @@ from .errors import InvalidArguments
 from .limits import (
     DATE_EARLIEST, DATE_LATEST, DATE_MAX, ITEM_METADATA_MAX_BYTES, LINE_BREAKERS, OFFSET_MAX, OFFSET_MIN, ONE_LINE,
 )
+from .secrets import find_secret
 
 
 # An ISO day, or an ISO time that starts with one; parse_date checks the rest.
@@ -47,8 +48,13 @@ ONE_LINE_PATTERN = f"^[^{LINE_BREAKERS}]*$"
 _BREAKS = re.compile(f"[{LINE_BREAKERS}]")
 # A lone surrogate (json.loads reads "\ud800" into one) cannot be stored, logged or encoded as UTF-8.
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# A key a caller chose (metadata's, an unknown field's) is named in a refusal only when it is plainly a name.
+# A key a caller chose (metadata's, an unknown field's) is named in a refusal only when it is plainly a name,
+# and not a secret (an AWS key id is 20 letters and digits).
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$")
+
+
+def _nameable(key: str) -> bool:
+    return bool(_PLAIN_KEY.match(key)) and find_secret(key) is None
 _JSON_TYPES = {str: "a string", bool: "a boolean", int: "an integer", float: "a number", list: "an array",
                dict: "an object", type(None): "null"}
 
@@ -56,7 +62,7 @@ _JSON_TYPES = {str: "a string", bool: "a boolean", int: "an integer", float: "a 
 def _field(path) -> str:
     out = ""
     for part in path:
-        if not isinstance(part, int) and not _PLAIN_KEY.match(part):
+        if not isinstance(part, int) and not _nameable(part):
             part = "?"  # never echo a caller's key that is not plainly a name
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out or "arguments"
@@ -91,7 +97,7 @@ def _describe(error) -> dict:
     elif v == "additionalProperties":
         allowed = sorted(error.schema.get("properties", {}))
         extra = sorted(set(inst) - set(allowed))
-        name = extra[0] if _PLAIN_KEY.match(extra[0]) else "?"
+        name = extra[0] if _nameable(extra[0]) else "?"
         field = f"{field}.{name}" if field != "arguments" else name
         message = f"{field}: not a known field; the fields are {', '.join(allowed) or 'none'}"
     elif v == "required":

@@ -17,3 +17,13 @@ def test_the_docs_page_serves_its_assets_locally(db):
     html = response.content.decode()
     assert "swagger-ui" in html
     assert "cdn." not in html  # served from the package, never a CDN
+
+
+def test_the_schema_names_every_status_memory_add_answers_and_what_forget_erased(db):
+    schema = Client().get("/v1/schema", headers={"Accept": "application/json"}).json()
+    answer = schema["paths"]["/v1/memory/add"]["post"]["responses"]["200"]["content"]["application/json"]
+    item = answer["schema"]["properties"]["items"]["items"]
+    assert item["properties"]["status"]["enum"] == ["added", "edited", "unchanged", "duplicate", "refused"]
+    assert {"duplicate_of", "field", "secret", "redacted"} <= set(item["properties"])
+    forget = schema["paths"]["/v1/memory/forget"]["post"]["responses"]["200"]["content"]["application/json"]
+    assert forget["schema"]["properties"]["erased"]["required"] == ["items", "versions", "passages", "facts"]

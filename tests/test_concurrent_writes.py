@@ -84,7 +84,8 @@ def test_forget_all_during_a_read_succeeds_and_leaves_nothing(api, project):
     forgetter.join(timeout=WAIT_SECONDS)
     assert not isinstance(outcome["read"], Exception), outcome["read"]
     assert outcome["forget"].status_code == 200, outcome["forget"].content
-    assert outcome["forget"].json() == {"forgotten": 1, "end_user": "erased"}
+    assert outcome["forget"].json() == {"forgotten": 1, "end_user": "erased",
+                                        "erased": {"items": 1, "versions": 0, "passages": 1, "facts": 2}}
     assert not EndUser.objects.filter(external_id="u_1").exists()
     with scoped(project.pk):
         assert not Passage.objects.exists() and not Thread.objects.exists() and not Item.objects.exists()

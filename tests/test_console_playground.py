@@ -12,6 +12,7 @@ from django.db import connections
 from django.test import Client
 
 from accounts.models import EndUser, Role
+from console.playground_answer import item_note
 from memory.limits import GREP_LIMIT_DEFAULT, GREP_LIMIT_MAX, ITEM_TEXT_MAX, TEXT_MAX
 from memory.models import Item, UsageDay
 from memory.selectors import scoped
@@ -291,3 +292,11 @@ def test_tools_offered_are_the_mcp_tools_of_the_access(alice, project):
 
     html = logged_in(alice).get(page_url(project)).content.decode()
     assert offered(html) == [t.name for t in mcp_tools(Context(project=project, account="", access="write"))]
+
+
+def test_the_playground_says_what_became_of_each_saved_item():
+    assert item_note({"id": "it_1", "status": "duplicate", "duplicate_of": "it_0"}) == (
+        "not stored again: it repeats it_0")
+    assert item_note({"id": "a", "status": "added", "redacted": [
+        {"field": "items[0].text", "secret": "Password"}]}) == "stored with items[0].text (Password) redacted"
+    assert item_note({"id": "a", "status": "added"}) == ""

@@ -77,17 +77,20 @@ def test_editing_an_item_retracts_what_it_said(moved):
     assert porto["retraction"] == "edited" and porto["current"] is False
 
 
-def test_correcting_a_value_retracts_the_one_it_fixes(api):
+def test_correcting_a_value_retracts_the_one_it_fixes_until_the_correction_is_forgotten(api):
     api.add(note("I live in Porto.", "a", "2024-01-01"), note("Actually, I live in Braga, not Porto.", "b", "2024-01-02"))
     porto, braga = chain(api)
     assert porto["retraction"] == "corrected" and braga["value"] == "Braga" and braga["current"]
+    api.tool("forget", ids=["b"])
+    [porto] = chain(api)
+    assert porto["retraction"] is None and porto["current"]
 
 
-def test_forgetting_an_item_retracts_its_facts_and_keeps_no_value(moved):
-    moved.tool("forget", ids=["home2"])
+def test_forgetting_an_item_deletes_its_facts(moved):
+    before = len(chain(moved))
+    assert moved.tool("forget", ids=["home2"]).json()["erased"]["facts"] == 1
     entries = chain(moved)
-    forgotten = [c for c in entries if c["retraction"] == "forgotten"]
-    assert len(forgotten) == 1 and forgotten[0]["value"] == "" and forgotten[0]["source"]["item_id"] is None
+    assert len(entries) == before - 1 and not [c for c in entries if c["retraction"] == "forgotten"]
     assert [c["value"] for c in entries if c["current"]] == ["Porto"]  # the value before it stands again
     assert "Lisbon" not in json.dumps(moved.tool("history", subject="Alice Chen").json())
 

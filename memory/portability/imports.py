@@ -17,6 +17,7 @@ from .. import services
 from ..limits import IMPORT_BATCH, IMPORT_MAX_ITEMS, ITEMS_MAX
 from ..models import Fact, ItemVersion
 from ..paths import subject_key
+from ..secret_gate import redacts, screen_record
 from ..selectors import Memory
 from . import format as fmt
 from . import reader
@@ -60,8 +61,9 @@ def check_file(file: BinaryIO) -> int:
 
 def store_file(*, memory: Memory, file: BinaryIO, total: int, progress: Progress | None = None) -> dict:
     """The second pass, once check_file has passed the file (and counted its `total` items): its items put
-    into the memory, IMPORT_BATCH to a transaction. Answers how many items, by memory_add's status, and
-    how many versions and facts came with the added ones; their read runs in the background.
+    into the memory, IMPORT_BATCH to a transaction. Answers how many items, by memory_add's status, how
+    many versions and facts came with the added ones, and how many of those the secret gate redacted or left
+    out (secrets_caught); their read runs in the background.
 
     The end user may be made between the passes, so a refused file leaves no empty end user behind."""
     statuses, brought = Counter(), Counter()
@@ -81,7 +83,7 @@ def store_file(*, memory: Memory, file: BinaryIO, total: int, progress: Progress
     with memory.scoped():
         unread = memory.items().filter(read_at__isnull=True).count()
     return {"items": total, "statuses": dict(statuses), "versions": brought["versions"], "facts": brought["facts"],
-            "unread_items": unread,
+            "secrets_caught": brought["secrets"], "unread_items": unread,
             "message": "Stored. The background read rebuilds passages, vectors and the index; memory_overview's "
                        "unread_items counts the items it has still to read."}
 
@@ -98,26 +100,35 @@ def _store_batch(memory: Memory, batch: list[fmt.ImportLine], statuses: Counter,
         added = {answer["id"] for answer in answers if answer["status"] == "added"}
         lines = [line for line in batch if line.id in added]
         if lines:
-            versions, facts = _bring(memory, lines)
-            brought.update(versions=versions, facts=facts)
+            versions, facts, secrets = _bring(memory, lines)
+            brought.update(versions=versions, facts=facts, secrets=secrets)
     return len(batch)
 
 
-def _bring(memory: Memory, lines: list[fmt.ImportLine]) -> tuple[int, int]:
-    """Give items just added their version numbers, earlier versions and facts, as the file has them."""
+def _bring(memory: Memory, lines: list[fmt.ImportLine]) -> tuple[int, int, int]:
+    """Give items just added their version numbers, earlier versions and facts, as the file has them. Each
+    earlier version and fact passes the secret gate as an item does: redacted, or left out when the project
+    refuses secrets. Returns how many versions and facts were brought, and how many the gate caught."""
     items = {item.external_id: item for item in memory.items().filter(external_id__in=[line.id for line in lines])}
+    redact = redacts(memory)
     numbered: dict[tuple[int, int], list[int]] = {}  # (version, facts_imported_version) -> item pks
-    versions, facts = [], []
+    versions, facts, caught = [], [], 0
     for line in lines:
         item = items[line.id]
         # the read of this version places the facts brought rather than extract them (read/facts.py)
         numbered.setdefault((line.version, line.version if line.read else 0), []).append(item.pk)
-        versions += [ItemVersion(item=item, **version) for version in line.versions]
-        facts += [Fact(end_user=memory.end_user, item=item, subject_key=subject_key(fact["subject"]), **fact)
-                  for fact in line.facts]
+        for version in line.versions:
+            screened = screen_record(version, redact=redact)
+            caught += screened is not version
+            versions += [ItemVersion(item=item, **screened)] if screened else []
+        for fact in line.facts:
+            screened = screen_record(fact, redact=redact)
+            caught += screened is not fact
+            facts += [Fact(end_user=memory.end_user, item=item, subject_key=subject_key(screened["subject"]),
+                           **screened)] if screened else []
     # one UPDATE per pair of numbers (most items share one): bulk_update's CASE per row grows as n squared
     for (version, imported), pks in numbered.items():
         memory.items().filter(pk__in=pks).update(version=version, facts_imported_version=imported)
     ItemVersion.objects.bulk_create(versions)
     Fact.objects.bulk_create(facts)
-    return len(versions), len(facts)
+    return len(versions), len(facts), caught

@@ -11,6 +11,8 @@ from ..models import Fact, Item, Passage
 from ..paths import passage_id, subject_key
 from ..selectors import Memory
 
+FORGOTTEN = "forgotten"  # how earlier forgets marked the facts they emptied (now they are deleted)
+CORRECTED = "corrected"  # a value a later item withdrew ("Actually, I live in Braga, not Porto")
 EVIDENCE_PREFIX = 80  # characters of a fact's sentence that find its passage (a long sentence may be cut)
 
 
@@ -90,13 +92,17 @@ def _retract_corrected(memory: Memory, item: Item, fact: ExtractedFact, now: dat
                                      retracted_at__isnull=True, stated_at__lte=item.at)
                .exclude(item=item).exclude(value__iexact=fact.value).order_by("-valid_from").first())
     if earlier:
-        earlier.retracted_at, earlier.retraction = now, "corrected"
-        earlier.save(update_fields=["retracted_at", "retraction"])
+        earlier.retracted_at, earlier.retraction, earlier.retracted_by = now, CORRECTED, item
+        earlier.save(update_fields=["retracted_at", "retraction", "retracted_by"])
 
 
-def forget_facts(memory: Memory, items) -> None:
-    """Facts from forgotten items are retracted and emptied: history shows that something was unlearned,
-    never what."""
-    facts = memory.facts().filter(item__in=items)
-    facts.filter(retracted_at__isnull=True).update(retracted_at=timezone.now(), retraction="forgotten")
-    facts.update(value="", evidence="", source_path="", source_passage="", item=None)
+def forget_facts(memory: Memory, items) -> int:
+    """Delete the facts whose source is among the forgotten items, subject names and all: nothing of them
+    remains, not even that something was unlearned; a value one of them corrected stands again. Facts a
+    forget before this one emptied and kept (their source gone, their value blank) go too. Returns how many
+    facts were deleted."""
+    memory.facts().filter(retracted_by__in=items, retraction=CORRECTED).update(
+        retracted_at=None, retraction="", retracted_by=None)
+    emptied = memory.facts().filter(item__isnull=True, retraction=FORGOTTEN)
+    deleted, _ = (memory.facts().filter(item__in=items) | emptied).delete()
+    return deleted

@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 
 _SENTENCE_BOUNDS = re.compile(r"(?<=[.!?])\s+|\s*\[|\]\s*")
 SENTENCE_MIN_CHARS = 4  # shorter pieces ("Ok.", "Hi!") carry nothing a question could match
+SESSION_KEY = "session:"  # how a thread of a session's items is keyed (else "item:<id>", an item's own)
 
 
 @dataclass
@@ -45,7 +46,7 @@ def _thread_key(item: Item) -> tuple[str, str]:
     """(kind, key): a message joins its session's thread; a document is its own; a note joins its session's."""
     if item.kind == "document" or not item.session:
         return item.kind, f"item:{item.external_id}"
-    return item.kind, f"session:{item.session}"
+    return item.kind, f"{SESSION_KEY}{item.session}"
 
 
 def sentences(text: str, author: str) -> list[str]:
@@ -94,6 +95,11 @@ def _embed(pieces: list[Piece]) -> None:
         p.vectors["sentences"] = [next(vectors) for _ in p.sentences]
 
 
+def thread_title(item: Item, key: str) -> str:
+    """A thread's title, from its first item: the item's title, else the session that groups it."""
+    return item.title or (item.session if key.startswith(SESSION_KEY) else "")
+
+
 def _thread_for(memory: Memory, item: Item) -> Thread:
     """The item's thread, made when it is the first of it, locked for this transaction."""
     kind, key = _thread_key(item)
@@ -102,7 +108,7 @@ def _thread_for(memory: Memory, item: Item) -> Thread:
         end_user=memory.end_user,
         kind=kind,
         key=key,
-        defaults={"tid": tid, "title": item.title or (item.session if key.startswith("session:") else "")},
+        defaults={"tid": tid, "title": thread_title(item, key)},
     )
     return memory.threads().select_for_update().get(pk=thread.pk)
 

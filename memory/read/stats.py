@@ -18,13 +18,22 @@ SELECT %(end_user)s, count(*) * %(sign)s, coalesce(sum(length(search)), 0) * %(s
 ON CONFLICT (end_user_id) DO UPDATE SET passages = memory_memorystats.passages + EXCLUDED.passages,
     lexemes = memory_memorystats.lexemes + EXCLUDED.lexemes
 """
+# A term no passage holds any more is deleted, not kept at zero: the statistics would otherwise keep every
+# word memory ever read, forgotten ones included. Run after _ADD, while the passages still exist.
+_DROP_UNHELD = """
+DELETE FROM memory_termstat WHERE end_user_id = %(end_user)s AND df <= 0 AND term IN (
+    SELECT lexeme FROM memory_passage, unnest(search) WHERE id = ANY(%(ids)s) AND end_user_id = %(end_user)s)
+"""
 COUNT, UNCOUNT = 1, -1  # the sign each passage's lexemes and terms are added with
 
 
 def _apply(memory: Memory, passage_ids: list[int], sign: int) -> None:
     if passage_ids:
+        params = {"ids": list(passage_ids), "end_user": memory.end_user.pk, "sign": sign}
         with connection.cursor() as cursor:
-            cursor.execute(_ADD, {"ids": list(passage_ids), "end_user": memory.end_user.pk, "sign": sign})
+            cursor.execute(_ADD, params)
+            if sign == UNCOUNT:
+                cursor.execute(_DROP_UNHELD, params)
 
 
 def count_passages(memory: Memory, passage_ids: list[int]) -> None:

@@ -1,0 +1,86 @@
+"""What the writing tools answer, as JSON Schema: the registry gives each to its route's OpenAPI 200
+response (memory/api.py), so a client generated from the schema knows every status an item can come back
+with. The statuses are defined here once; services.py answers with them."""
+
+# An item of memory_add: stored (added, edited, unchanged), or not stored: a duplicate (the item it repeats
+# holds it: memory/duplicates.py) or refused (it holds a secret: memory/secret_gate.py).
+ADDED, EDITED, UNCHANGED, DUPLICATE, REFUSED = "added", "edited", "unchanged", "duplicate", "refused"
+ITEM_STATUSES = (ADDED, EDITED, UNCHANGED, DUPLICATE, REFUSED)
+
+_SECRET_PLACE = {
+    "type": "object",
+    "properties": {
+        "field": {"type": "string", "description": "Where the secret was, such as items[3].text or "
+                  "items[0].metadata.api.token (a metadata key that is itself a secret reads <key>)."},
+        "secret": {"type": "string", "description": "Its kind, such as AWS Access Key, Password or Payment "
+                   "card number. Never the secret itself."},
+    },
+    "required": ["field", "secret"],
+}
+
+_REDACTED = {
+    "type": "array", "items": _SECRET_PLACE,
+    "description": "For a project that redacts secrets: the fields stored with a secret replaced by "
+    "[redacted: <kind>].",
+}
+
+ADD_ANSWER = {
+    "type": "object",
+    "properties": {
+        "items": {"type": "array", "description": "One entry per item sent, in order.", "items": {
+            "type": "object",
+            "properties": {
+                "id": {"type": "string", "nullable": True, "description": "The item's id: the one sent, the one "
+                       "generated, or for a duplicate the id of the item it repeats. Null for a refused item "
+                       "sent without an id (or whose id holds the secret)."},
+                "status": {"type": "string", "enum": list(ITEM_STATUSES), "description": (
+                    "added, edited (its earlier text kept as a version) or unchanged; duplicate: sent without "
+                    "an id, it repeats an item already stored (same kind, author and text, and for a message "
+                    "the same session and time), so it was not stored again; refused: it holds a secret, so "
+                    "nothing of it was stored (an edit leaves the item as it was).")},
+                "searchable": {"type": "boolean", "description": "Whether it can be found yet; false when "
+                               "refused."},
+                "duplicate_of": {"type": "string", "description": "For a duplicate: the id of the item it "
+                                 "repeats."},
+                "field": {"type": "string", "description": "For a refused item: where the secret was."},
+                "secret": {"type": "string", "description": "For a refused item: the secret's kind."},
+                "redacted": _REDACTED,
+            },
+            "required": ["id", "status", "searchable"],
+        }},
+        "searchable": {"type": "boolean", "description": "Whether every stored item is searchable."},
+        "message": {"type": "string", "description": "With wait: what was not searchable in time."},
+    },
+    "required": ["items", "searchable"],
+}
+
+CORRECT_ANSWER = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "status": {"type": "string", "enum": [EDITED, UNCHANGED]},
+        "version": {"type": "integer"},
+        "redacted": _REDACTED,
+    },
+    "required": ["id", "status", "version"],
+    "description": "A text holding a secret is refused with 400 invalid_arguments naming the field and the "
+    "secret's kind (`secret`), and the item stays as it was; a project that redacts stores it redacted.",
+}
+
+_COUNT = {"type": "integer", "minimum": 0}
+FORGET_ANSWER = {
+    "type": "object",
+    "properties": {
+        "forgotten": {"type": "integer", "description": "How many items were erased."},
+        "ids": {"type": "array", "items": {"type": "string"}, "description": "Their ids (by ids or path)."},
+        "end_user": {"type": "string", "enum": ["erased"], "description": "With all: the end user is gone."},
+        "erased": {
+            "type": "object",
+            "description": "What was erased: the items, their earlier versions, their passages and the facts "
+            "they were the source of.",
+            "properties": {"items": _COUNT, "versions": _COUNT, "passages": _COUNT, "facts": _COUNT},
+            "required": ["items", "versions", "passages", "facts"],
+        },
+    },
+    "required": ["forgotten", "erased"],
+}
