@@ -138,21 +138,21 @@ def main():
               f"{size / 1e6:,.1f} MB")
         with open(path, "rb") as file:
             started = time.perf_counter()
-            total = imports.check_file(file)
-            print(f"check {total:,} items: {time.perf_counter() - started:.1f} s")
+            size = imports.check_file(file, project_id=project.pk)
+            print(f"check {size.items:,} items: {time.perf_counter() - started:.1f} s")
         export_to(small, small_path)
         for label, memory, file_path, count in (("small", small, small_path, small_count),
                                                 ("big", big, path, args.items)):
             exported = traced(lambda: export_to(memory, file_path))
             with open(file_path, "rb") as file:
-                checked = traced(lambda: imports.check_file(file))
+                checked = traced(lambda: imports.check_file(file, project_id=project.pk))
             print(f"peak Python allocations at {count:,} items: export {exported / 1e6:.1f} MB, "
                   f"check {checked / 1e6:.1f} MB")
         if not args.no_store:
             target = Memory(end_user_get_or_create(project=project, external_id=f"imported_{os.getpid()}"))
             with open(path, "rb") as file:
                 started = time.perf_counter()
-                answer = imports.store_file(memory=target, file=file, total=total)
+                answer = imports.store_file(memory=target, file=file, size=size)
                 seconds = time.perf_counter() - started
             print(f"store {answer['items']:,} items ({answer['versions']:,} versions, {answer['facts']:,} facts): "
                   f"{seconds:.1f} s ({answer['items'] / seconds:,.0f} items/s)")

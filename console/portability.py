@@ -9,6 +9,7 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.selectors import end_user_of_project
+from memory.fairness import ReadBacklogFull
 from memory.limits import IMPORT_MAX_BYTES
 from memory.portability import imports
 from memory.portability.api import download
@@ -57,8 +58,9 @@ def import_(request, slug: str, account: str):
         messages.error(request, "Choose an export file to import.")
         return back
     try:
-        answer = imports.store_file(memory=memory, file=upload, total=imports.check_file(upload))
-    except InvalidImport as refused:
+        size = imports.check_file(upload, project_id=project.pk)
+        answer = imports.store_file(memory=memory, file=upload, size=size)
+    except (InvalidImport, ReadBacklogFull) as refused:
         messages.error(request, f"Nothing was imported: {refused.message}.")
         return back
     statuses = ", ".join(f"{count} {status}" for status, count in sorted(answer["statuses"].items())) or "none"

@@ -30,7 +30,7 @@ from accounts.errors import ApiError
 from twin import quick_redis
 
 from .limits import READ_SLICE_CHARACTERS, READ_SLICE_ITEMS
-from .selectors import Memory, next_to_read, read_backlog, scoped, waiting_to_read
+from .selectors import next_to_read, read_backlog, scoped, waiting_to_read
 
 log = logging.getLogger(__name__)
 # A turn waiting in the queue is kept this long (the broker's visibility timeout): its message is not lost
@@ -71,12 +71,13 @@ class ReadBacklogFull(ApiError):
         self.headers["Retry-After"] = str(BACKLOG_RETRY_SECONDS)
 
 
-def check_backlog(memory: Memory, items: list[dict]) -> None:
-    """Raise ReadBacklogFull when adding `items` would pass the project's cap on queued read work."""
-    waiting, characters = read_backlog(memory.end_user.project_id)
-    adding = sum(len(item["text"]) for item in items)
-    if waiting + len(items) > settings.READ_BACKLOG_ITEMS or characters + adding > settings.READ_BACKLOG_CHARACTERS:
-        raise ReadBacklogFull(waiting, characters)
+def check_backlog(project_id: int, items: int, characters: int) -> None:
+    """Raise ReadBacklogFull when adding `items` holding `characters` of text (an add's, or a whole import
+    file's) would pass the project's cap on queued read work."""
+    waiting, waiting_characters = read_backlog(project_id)
+    if (waiting + items > settings.READ_BACKLOG_ITEMS
+            or waiting_characters + characters > settings.READ_BACKLOG_CHARACTERS):
+        raise ReadBacklogFull(waiting, waiting_characters)
 
 
 def _redis() -> redis.Redis:

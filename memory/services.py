@@ -80,7 +80,7 @@ def memory_add(*, memory: Memory, items: list[dict], wait: bool = False) -> dict
     unchanged. Whether each is searchable, and the wait, are memory_add_settle's, once this has committed.
     Refused whole (ReadBacklogFull, 429) when the project's queued read work would pass its cap.
     """
-    fairness.check_backlog(memory, items)
+    fairness.check_backlog(memory.end_user.project_id, len(items), sum(len(item["text"]) for item in items))
     return {"items": store_items(memory=memory, items=items)}
 
 

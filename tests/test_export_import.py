@@ -168,6 +168,17 @@ def test_a_bad_line_is_refused_by_number_and_field_and_nothing_is_stored(api):
     assert import_(api, body(_lines())).json()["statuses"] == {"added": 3}, "the good file is stored"
 
 
+def test_an_import_past_the_projects_read_backlog_is_refused_whole(api, settings):
+    """The same quota as memory_add's, checked in the first pass: nothing stored, and no end user made."""
+    settings.READ_BACKLOG_ITEMS = 2
+    refused = import_(api, body(_lines(3)))
+    assert refused.status_code == 429 and refused.json()["error"] == "read_backlog_full", refused.content
+    assert refused["Retry-After"] == str(refused.json()["retry_after"])
+    assert api.tool("overview").status_code == 404, "nothing stored, and no end user made"
+    settings.READ_BACKLOG_ITEMS = 3
+    assert import_(api, body(_lines(3))).json()["statuses"] == {"added": 3}, "up to the cap"
+
+
 def test_the_read_key_is_refused_on_import(read_api, api):
     refused = import_(read_api, body(_lines()))
     assert refused.status_code == 403 and refused.json()["error"] == "insufficient_scope"

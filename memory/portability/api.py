@@ -118,6 +118,8 @@ class ImportView(APIView):
             401: OpenApiResponse(ERROR_SCHEMA, description="No key, or not a key this service issued."),
             403: OpenApiResponse(ERROR_SCHEMA, description="A read key."),
             413: OpenApiResponse(ERROR_SCHEMA, description="A body over the bound."),
+            429: OpenApiResponse(ERROR_SCHEMA, description="The file's items would pass the project's cap on "
+                                 "queued read work: nothing stored; Retry-After says when to try again."),
         },
         tags=["memory"],
     )
@@ -127,7 +129,7 @@ class ImportView(APIView):
             if not context.can_write:
                 raise InsufficientScope(IMPORT)
             with spooled(request.stream) as file:
-                total = imports.check_file(file)
-                answer = imports.store_file(memory=Memory.of(context, create=True), file=file, total=total)
+                size = imports.check_file(file, project_id=context.project.pk)
+                answer = imports.store_file(memory=Memory.of(context, create=True), file=file, size=size)
             count["items_added"] = answer["statuses"].get("added", 0)
         return JsonResponse(answer)

@@ -11,9 +11,9 @@ read was done, places the facts it brought rather than extract them again (read/
 
 import hashlib
 from collections import Counter
-from typing import BinaryIO, Callable, Iterator
+from typing import BinaryIO, Callable, Iterator, NamedTuple
 
-from .. import services
+from .. import fairness, services
 from ..limits import IMPORT_BATCH, IMPORT_MAX_ITEMS, ITEMS_MAX
 from ..models import Fact, ItemVersion
 from ..paths import subject_key
@@ -24,6 +24,13 @@ from . import reader
 
 ID_DIGEST_BYTES = 16  # what the first pass keeps of each id to find a repeated one: 128 bits, no collision
 Progress = Callable[[int, int], None]  # (items stored so far, items in the file)
+
+
+class FileSize(NamedTuple):
+    """What a checked file holds: its items, and the characters of their texts (what their read will take)."""
+
+    items: int
+    characters: int
 
 
 def _item_lines(file: BinaryIO) -> Iterator[fmt.ImportLine]:
@@ -38,11 +45,14 @@ def _item_lines(file: BinaryIO) -> Iterator[fmt.ImportLine]:
         yield fmt.check_line(reader.parsed(number, line), number)
 
 
-def check_file(file: BinaryIO) -> int:
-    """The first pass: every line checked, no id named twice, and as many item lines as the first line
-    counts (a file cut short is refused). Returns how many items the file holds."""
+def check_file(file: BinaryIO, *, project_id: int) -> FileSize:
+    """The first pass: every line checked, no id named twice, as many item lines as the first line counts
+    (a file cut short is refused), and room for them all in the project's cap on queued read work
+    (fairness.ReadBacklogFull, 429, as memory_add is refused). Returns what the file holds."""
     seen: set[bytes] = set()
+    characters = 0
     for line in _item_lines(file):
+        characters += len(line.item["text"])
         digest = hashlib.blake2b(line.id.encode(), digest_size=ID_DIGEST_BYTES).digest()
         if digest in seen:
             raise fmt.InvalidImport(line.number, "item.id", "item.id: repeats an earlier line's; a file holds "
@@ -56,11 +66,12 @@ def check_file(file: BinaryIO) -> int:
     if promised is not None and promised != len(seen):
         raise fmt.InvalidImport(first[0], "items", f"items: the first line counts {promised:,} items and the "
                                 f"file holds {len(seen):,}: it was cut short or changed")
-    return len(seen)
+    fairness.check_backlog(project_id, len(seen), characters)
+    return FileSize(len(seen), characters)
 
 
-def store_file(*, memory: Memory, file: BinaryIO, total: int, progress: Progress | None = None) -> dict:
-    """The second pass, once check_file has passed the file (and counted its `total` items): its items put
+def store_file(*, memory: Memory, file: BinaryIO, size: FileSize, progress: Progress | None = None) -> dict:
+    """The second pass, once check_file has passed the file (and measured its `size`): its items put
     into the memory, IMPORT_BATCH to a transaction. Answers how many items, by memory_add's status, how
     many versions and facts came with the added ones, and how many of those the secret gate redacted or left
     out (secrets_caught); their read runs in the background.
@@ -75,14 +86,14 @@ def store_file(*, memory: Memory, file: BinaryIO, total: int, progress: Progress
             done += _store_batch(memory, batch, statuses, brought)
             batch = []
             if progress:
-                progress(done, total)
+                progress(done, size.items)
     if batch:
         done += _store_batch(memory, batch, statuses, brought)
     if progress:
-        progress(done, total)
+        progress(done, size.items)
     with memory.scoped():
         unread = memory.items().filter(read_at__isnull=True).count()
-    return {"items": total, "statuses": dict(statuses), "versions": brought["versions"], "facts": brought["facts"],
+    return {"items": size.items, "statuses": dict(statuses), "versions": brought["versions"], "facts": brought["facts"],
             "secrets_caught": brought["secrets"], "unread_items": unread,
             "message": "Stored. The background read rebuilds passages, vectors and the index; memory_overview's "
                        "unread_items counts the items it has still to read."}

@@ -44,9 +44,9 @@ class Command(BaseCommand):
         self.stderr.write("Checking every line...")
         try:
             with open(file, "rb") as opened:
-                total = imports.check_file(opened)
+                size = imports.check_file(opened, project_id=found.pk)
                 memory = Memory(end_user_get_or_create(project=found, external_id=account))
-                answer = imports.store_file(memory=memory, file=opened, total=total, progress=self._progress)
+                answer = imports.store_file(memory=memory, file=opened, size=size, progress=self._progress)
         except ApiError as refused:
             raise CommandError(f"Nothing was imported: {refused.message}.") from None
         except OSError as unreadable:
