@@ -8,15 +8,26 @@ from datetime import datetime
 
 import numpy as np
 
+from ..extraction.dates import MONTHS
 from ..selectors import TermStatistics
 
 K1, B = 0.9, 0.4  # BM25
 # Below any similarity or scaled score (they lie in [-1, 1]): where a thread's best starts before its first.
 BELOW_ANY_SCORE = -9.0
-MONTHS = "january february march april may june july august september october november december".split()
-_MONTH = "|".join(MONTHS)
-_DAY = re.compile(rf"(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH}),?\s+(\d{{4}})|({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})")
-_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
+# A question's named day scores the passages of that day 1, and those a few days off less (a turn of the 8th
+# tells what happened "yesterday"): exp(-days off / DAY_SCALE).
+DAY_SCALE = 3.0
+# Dates as people write them, whatever one conversation's habit: "8 May 2023", "the 8th of May, 2023",
+# "May 8th, 2023", "Sept. 8" (any year), "2023-05-08"; a month ("in June", "June 2023") or a year alone.
+_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
+_DATE = re.compile(
+    rf"\b(?:(?P<iy>\d{{4}})-(?P<im>\d{{1,2}})-(?P<id>\d{{1,2}})"
+    rf"|(?:the )?(?P<d1>\d{{1,2}})(?:st|nd|rd|th)? (?:of )?(?P<m1>{_MONTH})\.?(?:,? (?P<y1>\d{{4}}))?"
+    rf"|(?P<m2>{_MONTH})\.? (?:the )?(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? (?P<y2>\d{{4}}))?"
+    rf"|(?P<m3>{_MONTH})\b\.?(?:,? (?P<y3>\d{{4}}))?"
+    rf"|(?P<y4>(?:19|20)\d\d))\b")
+_IN_MAY = re.compile(r"\b(?:in|of|during|since|until|by|early|late|mid|last|next|this)[ -]$")
+
 
 # The columns of the matrix, in order (memory/query/weights.json weighs each).
 FEATURES = (
@@ -34,7 +45,7 @@ FEATURES = (
     "sess_maxsent",
     "len",  # log characters: longer turns say more
     "datem",  # the question names the month or year the passage is from
-    "dayM",  # the question names the passage's day
+    "dayM",  # the question names the passage's day, or one a few days off
 )
 
 
@@ -85,15 +96,43 @@ def bm25(rows: list[dict], statistics: TermStatistics) -> np.ndarray:
     return bm
 
 
-def date_features(question: str, days: list[datetime]) -> tuple[np.ndarray, np.ndarray]:
-    q = question.lower()
-    months = {MONTHS.index(m) + 1 for m in MONTHS if m in q}
-    years = {int(y) for y in _YEAR.findall(q)}
-    named_days = set()
-    for m in _DAY.finditer(q):
-        day, month, year = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(5), m.group(4), m.group(6))
-        named_days.add((int(year), MONTHS.index(month) + 1, int(day)))
+def named_dates(question: str) -> tuple[set[tuple[int | None, int, int]], set[int], set[int]]:
+    """The days ((year or None, month, day)), months and years a question names, however it writes them."""
+    days, months, years = set(), set(), set()
+    for m in _DATE.finditer(question.lower()):
+        if m["iy"]:
+            if 1 <= int(m["im"]) <= 12 and 1 <= int(m["id"]) <= 31:
+                days.add((int(m["iy"]), int(m["im"]), int(m["id"])))
+                months.add(int(m["im"]))
+                years.add(int(m["iy"]))
+        elif m["m1"] or m["m2"]:
+            day, month, year = (m["d1"], m["m1"], m["y1"]) if m["m1"] else (m["d2"], m["m2"], m["y2"])
+            if 1 <= int(day) <= 31:
+                days.add((int(year) if year else None, MONTHS[month], int(day)))
+            months.add(MONTHS[month])
+            years |= {int(year)} if year else set()
+        elif m["m3"]:
+            if m["m3"] == "may" and not m["y3"] and not _IN_MAY.search(question.lower()[:m.start()]):
+                continue  # "may" the verb
+            months.add(MONTHS[m["m3"]])
+            years |= {int(m["y3"])} if m["y3"] else set()
+        else:
+            years.add(int(m["y4"]))
+    return days, months, years
+
+
+def date_features(question: str, at: list[datetime]) -> tuple[np.ndarray, np.ndarray]:
+    """Per passage (its day `at`): is it from a month or year the question names (both, when it names both);
+    how near is it to a day the question names (1 on it; a day named without its year, in any year)."""
+    days, months, years = named_dates(question)
     month_or_year = np.array([(not months or d.month in months) and (not years or d.year in years)
-                              for d in days], float) if (months or years) else np.zeros(len(days))
-    exact_day = np.array([(d.year, d.month, d.day) in named_days for d in days], float)
-    return month_or_year, exact_day
+                              for d in at], float) if (months or years) else np.zeros(len(at))
+    near = np.zeros(len(at))
+    for year, month, day in days:
+        for i, d in enumerate(at):
+            try:
+                named = d.date().replace(year=year or d.year, month=month, day=day)
+            except ValueError:  # 31 June, 29 February of a common year
+                continue
+            near[i] = max(near[i], math.exp(-abs((d.date() - named).days) / DAY_SCALE))
+    return month_or_year, near
