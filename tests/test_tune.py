@@ -100,3 +100,25 @@ def test_leave_one_out_never_fits_on_the_conversation_it_scores():
     assert np.mean(e) < in_sample["recall@10"].mean() - 0.2
     shipped = metrics.median_weights(list(fits.values()))
     assert shipped == {n: pytest.approx(np.median([f[n] for f in fits.values()])) for n in NAMES}
+
+
+def test_the_offline_order_is_the_order_search_gives():
+    # bench/tune.py fits on tune.order; search ranks with retrieval.best: the same candidates and weights must
+    # give the same top ten, ties included.
+    from memory.query import features, retrieval
+
+    rng = np.random.default_rng(3)
+    names = features.FEATURES
+    weights = {name: float(w) for name, w in zip(names, rng.choice(tune.GRID, len(names)))}
+    rows = []
+    for _ in range(20):
+        n = int(rng.integers(3, 40))
+        matrix = rng.integers(0, 3, (n, len(names))).astype(float)  # small integers: many ties
+        rows.append(question("a", matrix, [0] * n))
+    data = tune.pad(rows, len(names))
+    offline = tune.order(data, retrieval.weight_vector(weights), 10)
+    for i, r in enumerate(rows):
+        found = retrieval.Candidates(np.arange(100, 100 + len(r["evidence"])), np.zeros(len(r["evidence"]), int),
+                                     r["features"])
+        online = [pid - 100 for pid, _ in retrieval.best(found, weights, 10)]
+        assert offline[i][: len(online)].tolist() == online
