@@ -1,16 +1,19 @@
-"""Search quality on LoCoMo (half: 5 long conversations, 999 questions), turn level.
+"""Search quality on LoCoMo (half: 5 long conversations, 999 questions), turn level, held out.
 
 Loads each conversation into its own end user through the product's own add path (POST /v1/memory/add, the
-real background read and embeddings, run in-process), then asks every question through POST
-/v1/memory/search as of the question's day and scores the ranked hits against the turns that answer it:
-recall@1/5/10 and any@10, overall (categories 1-4) and per category, category 5 (adversarial) apart.
-A BM25 baseline (bm25s, English stop words, Snowball stemmer, over each conversation's turns) runs on the
-same questions in the same run.
+real background read and embeddings, run in-process). The ranking's weights are fitted by bench/tune.py
+leaving one conversation out: for each conversation, the weights fitted on the four others rank its
+questions. Every question then goes black-box through POST /v1/memory/search as a ranked list (`scope:
+"passages/"`), asked as an assistant asks, without a day (the headline), and again as of the question's day
+(`before`). The hits are scored against the turns that answer the question (bench/metrics.py): recall@1/5/10,
+any@10 and session any@10, overall (categories 1-4) and per category, category 5 (adversarial) apart, each
+with its 95% bootstrap interval (questions resampled, fixed seed). A BM25 baseline (bm25s, English stop
+words, Snowball stemmer, over each conversation's turns) runs on the same questions in the same run.
 
     .venv/bin/python bench/locomo.py [--reload] [--ablate]
 
 The loaded memories are kept in the development database (project "LoCoMo bench") and reused; --reload
-loads them again. --ablate also reports the overall figures with each ranking feature switched off.
+loads them again. --ablate also reports the held-out recall@10 with each feature left out of the fits.
 """
 
 import argparse
@@ -26,7 +29,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "twin.settings")
+
+from bench import metrics, tune  # noqa: E402
+
 BATCH = 100
+FIGURES = ("recall@1", "recall@5", "recall@10", "any@10", "session any@10")
 
 
 def setup():
@@ -40,15 +47,18 @@ def setup():
 
 def load(client_for, rows, reload: bool):
     from accounts.models import EndUser
+    from memory.selectors import Memory, scoped
 
     by_user = defaultdict(list)
     for row in rows:
         by_user[row["end_user"]].append(row["item"])
     for user, items in by_user.items():
         client = client_for(user)
-        existing = EndUser.objects.filter(project__name="LoCoMo bench", external_id=user).first()
-        if existing and not reload and existing.items.filter(read_version__gt=0).count() == len(items):
-            continue
+        existing = EndUser.objects.filter(project__name=tune.PROJECT, external_id=user).first()
+        if existing and not reload:
+            with scoped(existing.project_id, existing.pk):  # row-level security shows no item outside it
+                if Memory(existing).items().filter(read_version__gt=0).count() == len(items):
+                    continue
         if existing:
             client("forget", {"all": True})
         started = time.perf_counter()
@@ -58,7 +68,7 @@ def load(client_for, rows, reload: bool):
         print(f"loaded {user}: {len(items)} turns in {time.perf_counter() - started:.0f} s", file=sys.stderr)
 
 
-def bm25_rankings(rows, queries):
+def bm25_rankings(rows, queries) -> dict[str, list[list[str]]]:
     import bm25s
     import Stemmer
 
@@ -75,22 +85,30 @@ def bm25_rankings(rows, queries):
         tokens = bm25s.tokenize([q["question"] for q in mine], stopwords="en", stemmer=stemmer, show_progress=False)
         found, _ = retriever.retrieve(tokens, k=10, show_progress=False)
         for q, hits in zip(mine, found):
-            out[q["id"]] = [items[i]["id"] for i in hits]
+            out[q["id"]] = [[items[i]["id"]] for i in hits]
     return out
 
 
-def score(rankings: dict, queries) -> dict:
-    """category -> (recall@1, recall@5, recall@10, any@10, n)."""
-    per = defaultdict(list)
-    for q in queries:
+def scored(rankings: dict[str, list[list[str]]], asked, session_of: dict[str, str]) -> list[dict]:
+    """Per question: its category and figures (bench/metrics.py). A hit's thread is its items' session."""
+    rows = []
+    for q in asked:
+        hits = rankings[q["id"]]
         evidence = set(q["evidence_ids"])
-        got = rankings[q["id"]]
-        figures = [len(evidence & set(got[:k])) / len(evidence) for k in (1, 5, 10)]
-        figures.append(float(bool(evidence & set(got[:10]))))
-        per[q["category"]].append(figures)
-        if q["category"] in (1, 2, 3, 4):
-            per["all"].append(figures)
-    return {c: (*np.mean(v, axis=0), len(v)) for c, v in per.items()}
+        threads = [session_of.get(hit[0], "") if hit else "" for hit in hits]
+        rows.append({"category": q["category"],
+                     **metrics.question_figures(hits, evidence, threads, {session_of[e] for e in evidence})})
+    return rows
+
+
+def table(results: dict[str, list[dict]]):
+    print("| method | category | n | " + " | ".join(FIGURES) + " |")
+    print("|---|---|---|" + "---|" * len(FIGURES))
+    for method, rows in results.items():
+        for name, figures in metrics.by_category(rows).items():
+            label = "**1-4 overall**" if name == "all" else f"{name} {metrics.CATEGORY_NAMES[name]}"
+            cells = " | ".join(f"{figures[f][0]:.3f} [{figures[f][1]:.3f}, {figures[f][2]:.3f}]" for f in FIGURES)
+            print(f"| {method} | {label} | {figures['n']} | {cells} |")
 
 
 def main():
@@ -103,9 +121,9 @@ def main():
 
     from accounts.services import api_key_create, project_get_or_create
     from bench.locomo_data import items, queries
-    from memory.query import retrieval
+    from memory.query import features, retrieval
 
-    project, _ = project_get_or_create(name="LoCoMo bench", owner_email="bench@example.com")
+    project, _ = project_get_or_create(name=tune.PROJECT, owner_email="bench@example.com")
     _, key = api_key_create(project=project, access="write", name="locomo bench")
     http = Client()
 
@@ -119,41 +137,53 @@ def main():
 
     rows = items()
     load(client_for, rows, args.reload)
+    session_of = {row["item"]["id"]: row["item"]["session"] for row in rows}
     asked = [q for q in queries() if q["evidence_ids"]]
 
-    def ours() -> tuple[dict, list[float]]:
+    started = time.perf_counter()
+    data = tune.extract(asked)
+    names = features.FEATURES
+    fits = tune.leave_one_out(data, names)
+    print(f"candidates and fits: {time.perf_counter() - started:.0f} s", file=sys.stderr)
+
+    def ours(with_day: bool) -> tuple[dict, list[float]]:
         rankings, times = {}, []
-        for q in asked:
-            started = time.perf_counter()
-            answer = client_for(q["end_user"])("search", {"query": q["question"], "before": q["at"]})
-            times.append(time.perf_counter() - started)
-            rankings[q["id"]] = [i for hit in answer["hits"] for i in hit["item_ids"]]
+        shipped = dict(retrieval.WEIGHTS)
+        try:
+            for q in asked:
+                retrieval.WEIGHTS.update(fits[q["end_user"]])  # fitted without this question's conversation
+                body = {"query": q["question"], "scope": "passages/", **({"before": q["at"]} if with_day else {})}
+                started = time.perf_counter()
+                answer = client_for(q["end_user"])("search", body)
+                times.append(time.perf_counter() - started)
+                rankings[q["id"]] = [hit["item_ids"] for hit in answer["hits"]]
+        finally:
+            retrieval.WEIGHTS.update(shipped)
         return rankings, times
 
-    mine, times = ours()
-    results = {"twin memory": score(mine, asked), "BM25 (bm25s)": score(bm25_rankings(rows, asked), asked)}
-    print("| method | category | n | recall@1 | recall@5 | recall@10 | any@10 |")
-    print("|---|---|---|---|---|---|---|")
-    names = {"all": "1-4 overall", 1: "1 multi-hop", 2: "2 temporal", 3: "3 open-domain", 4: "4 single-hop",
-             5: "5 adversarial"}
-    for method, result in results.items():
-        for category in ("all", 1, 2, 3, 4, 5):
-            if category in result:
-                r1, r5, r10, a10, n = result[category]
-                print(f"| {method} | {names[category]} | {n} | {r1:.3f} | {r5:.3f} | {r10:.3f} | {a10:.3f} |")
-    ours_r10, bm_r10 = results["twin memory"]["all"][2], results["BM25 (bm25s)"]["all"][2]
+    without_day, times = ours(with_day=False)
+    with_day, _ = ours(with_day=True)
+    results = {"twin memory, without the day": scored(without_day, asked, session_of),
+               "twin memory, with the day": scored(with_day, asked, session_of),
+               "BM25 (bm25s)": scored(bm25_rankings(rows, asked), asked, session_of)}
+    print("Held out: each conversation ranked with the weights fitted on the other four (bench/tune.py).\n")
+    table(results)
+    overall = {method: metrics.by_category(r)["all"]["recall@10"][0] for method, r in results.items()}
+    print(f"\nrecall@10 ratio to BM25 in the same run: {overall['twin memory, without the day'] / overall['BM25 (bm25s)']:.2f}"
+          f" without the day, {overall['twin memory, with the day'] / overall['BM25 (bm25s)']:.2f} with it")
     t = np.array(times) * 1000
-    print(f"\nrecall@10 ratio to BM25 in the same run: {ours_r10 / bm_r10:.2f}")
     print(f"search through the HTTP route, in-process: p50 {np.percentile(t, 50):.1f} ms, p95 {np.percentile(t, 95):.1f} ms")
     if args.ablate:
-        print("\n| feature switched off | recall@10 (1-4) | change |")
+        headline = overall["twin memory, without the day"]
+        print("\n| feature left out (refitted, held out, offline) | recall@10 (1-4) | change |")
         print("|---|---|---|")
-        saved = dict(retrieval.WEIGHTS)
-        for feature in saved:
-            retrieval.WEIGHTS[feature] = 0.0
-            r10 = score(ours()[0], asked)["all"][2]
-            retrieval.WEIGHTS.update(saved)
-            print(f"| {feature} | {r10:.3f} | {r10 - ours_r10:+.3f} |")
+        for j, feature in enumerate(names):
+            kept = data.features[:, :, j].copy()
+            data.features[:, :, j] = 0.0
+            r10 = np.mean([r["recall@10"] for r in tune.held_out(data, tune.leave_one_out(data, names), names)
+                           if r["category"] in metrics.CATEGORIES])
+            data.features[:, :, j] = kept
+            print(f"| {feature} | {r10:.3f} | {r10 - headline:+.3f} |")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,9 @@ COVER_TOP = 5  # passages whose words count as covering the question
 # "answerable", an artefact of adversarial questions reusing real ones' words; it is left out.)
 WEIGHTS = {"cover_one": -0.187, "person_cover": 1.038, "other_lead": -2.401, "top": 0.204, "facts": 0.352}
 BIAS = -2.084
+# `top` was fitted on search scores whose weights summed to 16.125; bench/tune.py refits search's weights, so
+# the top score is read on that scale whatever their sum (ranking does not depend on it, `enough` does).
+TOP_SCALE = 16.125
 _WORD = re.compile(r"[\w'-]+")
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\b")
 HOW_LONG = re.compile(r"\b(how long|how many (?:days|weeks|months|years)|when|ago|since|last time)\b", re.I)
@@ -164,7 +167,8 @@ def features(memory: Memory, kept: Kept) -> dict[str, float]:
     # Someone else's passages answering it better is the mark of a question about the wrong person.
     other_cover = max((len(c) / len(rest) for c in others), default=0.0) if people and rest else person_cover
     return {"cover_one": max(map(share, covered)), "person_cover": person_cover,
-            "other_lead": other_cover - person_cover, "top": hits[0][0], "facts": float(bool(kept.facts))}
+            "other_lead": other_cover - person_cover, "top": hits[0][0] * TOP_SCALE / sum(retrieval.WEIGHTS.values()),
+            "facts": float(bool(kept.facts))}
 
 
 def enough(values: dict[str, float]) -> float:

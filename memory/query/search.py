@@ -23,11 +23,17 @@ from ..validation import GivenTime
 def ranked(memory: Memory, query: str, *, before: datetime | None = None, after: datetime | None = None,
            scope: str = "", current: bool = True, limit: int = SEARCH_HITS) -> list[tuple[float, object]]:
     """(score, passage) pairs, best first. Past-`expires` passages are left out unless `current` is off."""
-    moment = (before or timezone.now()) if current else None
-    filters = PassageFilters(before=before, after=after, scope=(scope or "").strip().lstrip("/"), current_at=moment)
-    scored = retrieval.rank(memory, query, filters, limit)
+    scored = retrieval.rank(memory, query, passage_filters(before=before, after=after, scope=scope, current=current),
+                            limit)
     passages = memory.passages().in_bulk([pid for pid, _ in scored])
     return [(score, passages[pid]) for pid, score in scored]
+
+
+def passage_filters(*, before: datetime | None = None, after: datetime | None = None, scope: str = "",
+                    current: bool = True) -> PassageFilters:
+    """What a search with these arguments may return (bench/tune.py asks through it too)."""
+    moment = (before or timezone.now()) if current else None
+    return PassageFilters(before=before, after=after, scope=(scope or "").strip().lstrip("/"), current_at=moment)
 
 
 KNOWN_MAX = 10
