@@ -140,7 +140,9 @@ def test_recall_makes_one_model_call_and_up_to_six_more_with_deep(project, fake_
     ask(memory_recall, memory, question="When did Leo roll back acme/web?", deep=True)
     assert len(fake_llm.requests) == 1  # deep, but memory is not thin: no more calls
 
-    thin = json.dumps({"answer": "Memory does not say.", "enough": 0.1, "follow": ["Priya Shah", "INC-103"]})
+    # more names to follow than deep may take, so the bound, not the memory, stops it
+    follow = ["Priya Shah", "INC-103", "Tom Becker", "Maya Patel", "Leo Martins", "Sara Kim", "INC-101", "INC-102"]
+    thin = json.dumps({"answer": "Memory does not say.", "enough": 0.1, "follow": follow})
     fake_llm.handler = lambda body: thin
     fake_llm.requests.clear()
     deep = ask(memory_recall, memory, question="Who renewed the certificate?", deep=True)
