@@ -10,7 +10,8 @@ embedded PostgreSQL, Redis) and, through the HTTP routes:
   4. adds one note at a time with `wait: true` on the idle service: time until searchable (p50, p95)
 Then the ratio, on the same texts: the texts the read embedded per second (the import's passages, their
 contexts and sentences, end to end from the first add) over the texts per second of the embedding model
-alone, in this process, on a sample of the same texts, with as many threads as the machine has cores.
+alone, in this process at the workers' niceness, on a sample of the same texts, with as many threads as the
+machine has cores. The machine should be otherwise idle: the load average is printed to say if it was not.
 
     .venv/bin/python bench/add_throughput.py [--batch 100] [--limit 2760] [--notes 20]
 """
@@ -137,7 +138,8 @@ def main():
     port, queue = free_port(), f"bench-{os.getpid()}"
     env = {**os.environ, "TWIN_QUEUE": queue}
     web = subprocess.Popen([sys.executable, "-m", "gunicorn", "twin.wsgi", "--bind", f"127.0.0.1:{port}",
-                            "--workers", "2", "--threads", "4"], cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+                            "--workers", "2", "--threads", "4"], cwd=ROOT, env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "twin", "worker", "-Q", queue,
                                "--concurrency", "2", "--loglevel", "warning"], cwd=ROOT, env=env,
                               stderr=subprocess.DEVNULL)
@@ -197,13 +199,13 @@ def main():
 
     memory = Memory(EndUser.objects.get(project=project, external_id=account))
     texts = read_texts(memory)
+    os.nice(settings.READ_WORKER_NICENESS)  # the model alone at the workers' priority: like with like
     alone = model_alone(texts, os.cpu_count() or 1)
     read_rate = len(texts) / searchable
 
     ms = 1000
     print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; worker niceness "
-          f"{getattr(settings, 'READ_WORKER_NICENESS', 0)}, model threads per worker process "
-          f"{getattr(settings, 'READ_MODEL_THREADS', 1)}")
+          f"{settings.READ_WORKER_NICENESS}, model threads per worker process {settings.READ_MODEL_THREADS}")
     print(f"items: {len(items)} in batches of {args.batch}; texts the read embedded: {len(texts)} "
           f"({len(texts) / len(items):.1f} per item)")
     print(f"add rate (stored, HTTP):             {len(items) / added:8.0f} items/s")
