@@ -21,7 +21,7 @@ MAX_TOKENS = 256  # the model was trained on 256-token inputs; longer passages a
 BATCH = 32
 
 _lock = threading.Lock()
-# One thread per process where processes are the unit of scale (Celery workers set 1 when they start);
+# Celery workers set their own count when they start (settings.READ_MODEL_THREADS);
 # the web tier embeds one question at a time, so two threads halve the wait.
 _threads = min(2, os.cpu_count() or 1)
 

@@ -7,6 +7,7 @@ each add's commit, one `read_project` task per project at a time, a slice each, 
 is left; `read_items` retries the items whose read raised."""
 
 import logging
+import os
 from datetime import timedelta
 
 from celery import bootsteps, shared_task
@@ -154,9 +155,11 @@ def build_own_indexes(end_user_id: int) -> list[str]:
 
 
 @worker_init.connect
-def _one_thread_per_worker(**kwargs):
-    # Workers scale out by processes; each keeps onnxruntime to one thread so they do not contend.
-    embeddings.use_threads(1)
+def _nice_worker(**kwargs):
+    """Before the pool forks: its processes inherit a lower priority than the web tier's and the model's
+    thread count (settings.READ_WORKER_NICENESS, READ_MODEL_THREADS say why)."""
+    os.nice(settings.READ_WORKER_NICENESS)
+    embeddings.use_threads(settings.READ_MODEL_THREADS)
 
 
 class SweepOnConnect(bootsteps.StartStopStep):

@@ -206,6 +206,12 @@ READ_RETRY_BACKOFF_SECONDS = float(os.environ.get("READ_RETRY_BACKOFF_SECONDS", 
 # From how many passages an end user's memory gets its own search indexes (bench/README.md "Search latency").
 OWN_INDEX_PASSAGES = int(os.environ.get("OWN_INDEX_PASSAGES", "20000"))
 CELERY_TASK_EAGER_PROPAGATES = True
+# The read's worker processes run this much nicer than the web tier, so an import never takes the CPU a
+# search needs (bench/README.md "Adding": search p95 during a big import).
+READ_WORKER_NICENESS = int(os.environ.get("READ_WORKER_NICENESS", "10"))
+# onnxruntime threads in each worker process: all the cores by default, since one project's import is read
+# one turn at a time (memory/fairness.py) and would otherwise use one core of many (bench/README.md "Adding").
+READ_MODEL_THREADS = int(os.environ.get("READ_MODEL_THREADS", str(os.cpu_count() or 1)))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],

@@ -100,58 +100,80 @@ def thread_title(item: Item, key: str) -> str:
     return item.title or (item.session if key.startswith(SESSION_KEY) else "")
 
 
-def _thread_for(memory: Memory, item: Item) -> Thread:
-    """The item's thread, made when it is the first of it, locked for this transaction."""
+def _thread_for(memory: Memory, item: Item, locked: dict[tuple, Thread]) -> Thread:
+    """The item's thread, made when it is the first of it, locked for this transaction; `locked` keeps
+    the threads this transaction has locked already, so a slice of one session locks its thread once."""
     kind, key = _thread_key(item)
-    tid = thread_id(item.end_user_id, kind, key)
-    thread, _ = memory.threads().get_or_create(
-        end_user=memory.end_user,
-        kind=kind,
-        key=key,
-        defaults={"tid": tid, "title": thread_title(item, key)},
-    )
-    return memory.threads().select_for_update().get(pk=thread.pk)
-
-
-def _write(memory: Memory, item_pk: int, version: int, pieces: list[Piece]) -> bool:
-    """Replace the item's passages in one transaction; False when the item moved on meanwhile."""
-    with transaction.atomic():
-        # The end user's row is locked with the item's, so one memory's writes (and its statistics) take turns.
-        item = memory.items().select_for_update().select_related("end_user").filter(pk=item_pk).first()
-        if item is None or item.version != version or item.is_read:
-            return False
-        thread = _thread_for(memory, item)
-        old = list(memory.passages().filter(item=item).order_by("thread_id", "seq"))
-        reusable = [p.seq for p in old if p.thread_id == thread.pk]
-        stats.uncount_passages(memory, [p.pk for p in old])
-        memory.passages().filter(item=item).delete()
-        rows = []
-        for piece in pieces:
-            if reusable:
-                seq = reusable.pop(0)
-            else:
-                seq = thread.next_seq
-                thread.next_seq += 1
-            rows.append(Passage(
-                end_user_id=item.end_user_id, thread=thread, item=item, seq=seq,
-                path=passage_path(thread.source, thread.kind, thread.tid, seq), kind=item.kind, at=item.at,
-                expires=item.expires, author=item.author, role=item.role, title=item.title, about=item.about,
-                text=piece.text,
-                item_ids=[item.external_id], embedding=piece.vectors["text"],
-                context_embedding=piece.vectors["context"], model=embeddings.MODEL_ID,
-            ))
-        Passage.objects.bulk_create(rows)
-        PassageSentence.objects.bulk_create(
-            PassageSentence(end_user_id=item.end_user_id, passage=row, embedding=vector)
-            for row, piece in zip(rows, pieces) for vector in piece.vectors["sentences"]
+    if (kind, key) not in locked:
+        tid = thread_id(item.end_user_id, kind, key)
+        thread, _ = memory.threads().get_or_create(
+            end_user=memory.end_user,
+            kind=kind,
+            key=key,
+            defaults={"tid": tid, "title": thread_title(item, key)},
         )
-        stats.count_passages(memory, [row.pk for row in rows])
-        thread.save(update_fields=["next_seq"])
-        record_facts(memory, item, rows)
-        item.read_version = version
-        item.read_at = timezone.now()
-        item.save(update_fields=["read_version", "read_at"])
-        return True
+        locked[kind, key] = memory.threads().select_for_update().get(pk=thread.pk)
+    return locked[kind, key]
+
+
+def _write(memory: Memory, item_pk: int, version: int, pieces: list[Piece], locked: dict[tuple, Thread]) -> bool:
+    """Replace the item's passages, inside the slice's transaction; False when the item moved on meanwhile."""
+    # The end user's row is locked with the item's, so one memory's writes (and its statistics) take turns.
+    item = memory.items().select_for_update().select_related("end_user").filter(pk=item_pk).first()
+    if item is None or item.version != version or item.is_read:
+        return False
+    thread = _thread_for(memory, item, locked)
+    old = list(memory.passages().filter(item=item).order_by("thread_id", "seq"))
+    reusable = [p.seq for p in old if p.thread_id == thread.pk]
+    stats.uncount_passages(memory, [p.pk for p in old])
+    memory.passages().filter(item=item).delete()
+    rows = []
+    for piece in pieces:
+        if reusable:
+            seq = reusable.pop(0)
+        else:
+            seq = thread.next_seq
+            thread.next_seq += 1
+        rows.append(Passage(
+            end_user_id=item.end_user_id, thread=thread, item=item, seq=seq,
+            path=passage_path(thread.source, thread.kind, thread.tid, seq), kind=item.kind, at=item.at,
+            expires=item.expires, author=item.author, role=item.role, title=item.title, about=item.about,
+            text=piece.text,
+            item_ids=[item.external_id], embedding=piece.vectors["text"],
+            context_embedding=piece.vectors["context"], model=embeddings.MODEL_ID,
+        ))
+    Passage.objects.bulk_create(rows)
+    PassageSentence.objects.bulk_create(
+        PassageSentence(end_user_id=item.end_user_id, passage=row, embedding=vector)
+        for row, piece in zip(rows, pieces) for vector in piece.vectors["sentences"]
+    )
+    stats.count_passages(memory, [row.pk for row in rows])
+    thread.save(update_fields=["next_seq"])
+    record_facts(memory, item, rows)
+    item.read_version = version
+    item.read_at = timezone.now()
+    item.save(update_fields=["read_version", "read_at"])
+    return True
+
+
+def _write_all(memory: Memory, work: list[tuple[Item, list[Piece]]], failures: dict | None) -> int:
+    """Write the slice's items in one transaction, each in a savepoint of its own: an item whose write
+    raises is set aside and the rest are written (one transaction, not one per item: bench/README.md
+    "Adding"). Returns how many were written."""
+    done = 0
+    locked: dict[tuple, Thread] = {}
+    with memory.scoped():
+        for item, pieces in work:
+            try:
+                with transaction.atomic():
+                    done += _write(memory, item.pk, item.version, pieces, locked)
+            except Exception as error:  # noqa: BLE001 - one item's fault must not stop its slice
+                locked.clear()  # a thread's next_seq may be ahead of its rolled-back row: read them again
+                _set_aside(failures, item, error)
+    if done:  # after the commit, so the item and end user rows are not held while index.md is drawn
+        with memory.scoped():
+            rewrite_index(memory)
+    return done
 
 
 def _pending(memory: Memory, item_pks: list[int], failures: dict | None) -> list[Item]:
@@ -208,16 +230,7 @@ def read_items(memory: Memory, item_pks: list[int], failures: dict | None = None
             last_in_batch[key] = pieces[-1].text if item.kind != "document" else ""
             work.append((item, pieces))
     _embed([p for _, pieces in work for p in pieces])
-    done = 0
-    for item, pieces in work:
-        try:
-            with memory.scoped():
-                done += _write(memory, item.pk, item.version, pieces)
-        except Exception as error:  # noqa: BLE001 - one item's fault must not stop its batch
-            _set_aside(failures, item, error)
-            continue
-        notices.announce_read(memory.end_user.pk)  # committed: a `wait` add of this end user looks again
+    done = _write_all(memory, work, failures)
     if done:
-        with memory.scoped():
-            rewrite_index(memory)
+        notices.announce_read(memory.end_user.pk)  # committed: a `wait` add of this end user looks again
     return done
