@@ -20,8 +20,10 @@ def running_worker(queue: str, *, processes: int | None = None, **env):
     unless `processes` asks for a pool of them, as `make run` starts; a pool is killed at once, children and
     all (a child in the middle of embedding would finish its batch first), as a worker dies."""
     log = tempfile.NamedTemporaryFile("w+", suffix=".log", delete=False)
+    # Each pytest process has such a worker beside it on the same cores: one model thread each, no nicer than
+    # the tests that wait on it (the fault tests' own stack runs the production defaults).
     environment = {**os.environ, "TWIN_DB_NAME": settings.DATABASES["default"]["NAME"], "TWIN_QUEUE": queue,
-                   "TWIN_PROCESS": "worker", **env}
+                   "TWIN_PROCESS": "worker", "READ_WORKER_NICENESS": "0", "READ_MODEL_THREADS": "1", **env}
     process = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "twin", "worker", "-Q", queue, "--loglevel", "info",
          *(["-P", "solo"] if processes is None else ["--concurrency", str(processes)]),
