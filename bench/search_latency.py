@@ -56,6 +56,13 @@ def setup(fresh: bool = False):
         from twin import database_setup
 
         if fresh:
+            # A pool (a web process's settings) still holds connections to the database about to be dropped;
+            # closed, the next query opens a new one instead of waiting on the old one's reconnect back-off.
+            from django.db import connections
+
+            for conn in connections.all():
+                if getattr(conn, "pool", None):
+                    conn.close_pool()
             with psycopg.connect(database_setup.embedded_superuser(VAR_DIR, "postgres"), autocommit=True) as conn:
                 conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
         database_setup.set_up_embedded(VAR_DIR, DB_NAME)
@@ -161,7 +168,8 @@ def fill(end_users: list[tuple[int, int]]):
     n_turns = len(turns)
     copies = {
         "item": "COPY memory_item (id, end_user_id, external_id, kind, text, at, author, role, session, title, "
-                "about, metadata, version, read_version, read_at, created_at, updated_at, failed_version, failed_reason) "
+                "about, metadata, version, read_version, read_at, created_at, updated_at, failed_version, failed_reason, "
+                "facts_imported_version) "
                 "FROM STDIN",
         "thread": "COPY memory_thread (id, end_user_id, tid, source, kind, key, title, next_seq, created_at) "
                   "FROM STDIN",
@@ -205,7 +213,7 @@ def fill(end_users: list[tuple[int, int]]):
                 external = f"m{item_id}"
                 author = turns[b]["author"]
                 rows["item"].append((item_id, end_user, external, "message", text, at, author, "user", session, "",
-                                     "", "{}", 1, 1, now, now, now, 0, ""))
+                                     "", "{}", 1, 1, now, now, now, 0, "", 0))
                 rows["passage"].append((passage_id, end_user, thread_id, item_id, seq,
                                         f"passages/memory/messages/{tid}/p_{seq:04d}.md", "message", at, author,
                                         "user", "", "", text, [external], HalfVector(t_vec[position]),
