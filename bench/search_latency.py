@@ -17,7 +17,7 @@ p50/p95/mean, a baseline in the same run (the query's embedding alone; a bare SE
 goes (embedding, each SQL statement, scoring, the rest). Search runs as the service does: as twin_app, under
 row-level security (it prints the role it is connected as).
 
-    .venv/bin/python bench/search_latency.py [--refill] [--queries 300] [--explain]
+    .venv/bin/python bench/search_latency.py [--refill] [--queries 300] [--explain] [--others 900]
 
 A filled bench database is reused unless --refill. --explain prints EXPLAIN ANALYZE of the candidate
 sources for one question at the big end user.
@@ -423,9 +423,11 @@ def main():
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--explain", action="store_true")
     parser.add_argument("--scale", type=float, default=1.0, help="a smaller database for a quick try, e.g. 0.01")
+    parser.add_argument("--others", type=int, default=900,
+                        help="end users of 1,000 passages beside the big one (900: 1M passages in all)")
     args = parser.parse_args()
     global BIG, MEDIUM_USERS, SMALL
-    BIG, MEDIUM_USERS = int(BIG * args.scale), max(1, int(MEDIUM_USERS * args.scale))
+    BIG, MEDIUM_USERS = int(BIG * args.scale), max(1, int(args.others * args.scale))
     setup()
     from django.db import connection
 

@@ -8,7 +8,7 @@ import contextvars
 import logging
 from dataclasses import dataclass
 
-from django.db import connection
+from django.db import DatabaseError, connection, transaction
 from django.dispatch import receiver
 from django.utils import timezone
 
@@ -105,6 +105,20 @@ def record(context: Context, tool: str, surface: str, tally: Tally, *, items_add
                     RecentError.objects.filter(pk__in=list(stale.values_list("pk", flat=True))).delete()
     except Exception:  # noqa: BLE001
         log.warning("Could not record usage of %s", tool, exc_info=True)
+
+
+def record_in_transaction(context: Context, tool: str, surface: str, tally: Tally) -> bool:
+    """Count one answered read inside the transaction it ran in, already scoped to its project (usage rows
+    are the project's): one statement, where `record` takes a transaction of its own and three round trips
+    more. Never fails the read: when the count fails, the read's transaction (it wrote nothing) is rolled
+    back and False returned, for the caller to count it with `record` after."""
+    try:
+        _count(context, tool, surface, requests=1, errors=0, items=0, models=tally.model_calls, throttled=0)
+    except DatabaseError:
+        log.warning("Could not count %s in its transaction; counting it apart", tool, exc_info=True)
+        transaction.set_rollback(True)
+        return False
+    return True
 
 
 @receiver(throttled)
