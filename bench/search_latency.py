@@ -425,8 +425,10 @@ def main():
     parser.add_argument("--scale", type=float, default=1.0, help="a smaller database for a quick try, e.g. 0.01")
     parser.add_argument("--others", type=int, default=900,
                         help="end users of 1,000 passages beside the big one (900: 1M passages in all)")
+    parser.add_argument("--database", default="twin_bench", help="the bench database's name on the embedded server")
     args = parser.parse_args()
-    global BIG, MEDIUM_USERS, SMALL
+    global BIG, MEDIUM_USERS, SMALL, DB_NAME
+    DB_NAME = args.database
     BIG, MEDIUM_USERS = int(BIG * args.scale), max(1, int(args.others * args.scale))
     setup()
     from django.db import connection
