@@ -12,8 +12,9 @@ from rest_framework.authentication import BaseAuthentication
 
 from .errors import ApiError
 from .models import END_USER_ID_MAX, END_USER_ID_PATTERN, Access, ApiKey, Connection, EndUser, Project
+from . import keycache
 from .connections import InvalidToken, connection_for_access_token, connection_touch
-from .ratelimit import admit
+from .ratelimit import admit, redis_paused
 from .resource import mcp_resource_url
 from .services import KEY_PREFIX, api_key_touch, end_user_get_or_create, hash_key
 
@@ -39,6 +40,11 @@ class Context:
     def via(self) -> str:
         """How the request was authenticated: "key" or "oauth"."""
         return "oauth" if self.connection is not None else "key"
+
+    @property
+    def end_user_known(self) -> bool:
+        """Whether the end user is at hand without a lookup (an OAuth connection names it)."""
+        return self._end_user is not None
 
     def end_user(self, *, create: bool = False) -> EndUser | None:
         """The end user; None for one never written to, unless `create` (first write creates it)."""
@@ -92,25 +98,45 @@ def parse_account(value: str | None) -> str:
 
 def context_from_request(request) -> Context:
     """Authenticate a request into a Context, or raise ApiError (401 for the credential, 400 for the account,
-    429 over the credential's rate limits: the one place they are applied, accounts/ratelimit.py)."""
-    context = _authenticate(request)
-    admit(request, context)
-    return context
+    429 over the credential's rate limits: the one place they are applied, accounts/ratelimit.py).
 
-
-def _authenticate(request) -> Context:
+    A key in this process's cache (accounts/keycache.py) is checked in the rate limiter's round trip to
+    Redis and read from the database again only when it changed; any other is read from the database."""
     token = bearer_token(request)
     if token is None:
         raise unauthorized("missing_key", "Send Authorization: Bearer <key>.")
     if not token.startswith(KEY_PREFIX):
+        return admit(request, _oauth_context(request, token))
+    key_hash = hash_key(token)
+    found = keycache.cached(key_hash)
+    if found is not None:
         try:
-            connection, access = connection_for_access_token(token, resource=mcp_resource_url(request))
-        except InvalidToken as refused:
-            raise unauthorized("invalid_token", str(refused)) from None
-        connection_touch(connection=connection)
-        return Context(project=connection.project, account=connection.end_user.external_id, access=access,
-                       connection=connection, _end_user=connection.end_user)
-    key = ApiKey.objects.select_related("project").filter(key_hash=hash_key(token)).first()
+            context = _key_context(request, found.key)
+        except ApiError:  # answered as without the cache: the key read first, then the account
+            found = None
+    if found is None:
+        generation, answered = (None, False) if redis_paused() else keycache.read_generation(key_hash)
+        return admit(request, _key_context(request, keycache.load(key_hash, generation, cache=answered)))
+
+    def check(generation: str | None, answered: bool) -> Context:
+        if answered and generation is not None and generation == found.generation:
+            return context
+        return _key_context(request, keycache.load(key_hash, generation, cache=answered))
+
+    return admit(request, context, check=(keycache.generation_key(key_hash), check))
+
+
+def _oauth_context(request, token: str) -> Context:
+    try:
+        connection, access = connection_for_access_token(token, resource=mcp_resource_url(request))
+    except InvalidToken as refused:
+        raise unauthorized("invalid_token", str(refused)) from None
+    connection_touch(connection=connection)
+    return Context(project=connection.project, account=connection.end_user.external_id, access=access,
+                   connection=connection, _end_user=connection.end_user)
+
+
+def _key_context(request, key: ApiKey | None) -> Context:
     if key is None:
         raise unauthorized("invalid_key", "That key is not one this service issued.")
     if key.revoked_at is not None:

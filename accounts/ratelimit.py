@@ -21,6 +21,7 @@ import logging
 import math
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 import redis
 from django.conf import settings
@@ -102,20 +103,23 @@ def _partitions(context) -> dict[str, str]:
     return {CREDENTIAL: credential, END_USER: f"{credential}:{context.account}"}
 
 
-def _count(slots: dict[str, tuple[str, str, float]]) -> dict[str, tuple[int, int]]:
-    """Count one request in each policy's current slot, in one round trip; (counted, previous) by policy."""
+def _count(slots: dict[str, tuple[str, str, float]], read: str | None) -> tuple[dict[str, tuple[int, int]], str | None]:
+    """Count one request in each policy's current slot and read the key `read` (when given), in one round
+    trip; (counted, previous) by policy, and the value read."""
     client = quick_redis.client(quick_redis.LIMITER_TIMEOUT_SECONDS)
     pipe = client.pipeline(transaction=False)
     for current, previous, _ in slots.values():
         pipe.incr(quick_redis.key(current))
         pipe.expire(quick_redis.key(current), 2 * WINDOW_SECONDS + 1)
         pipe.get(quick_redis.key(previous))
+    if read is not None:
+        pipe.get(read)
     answers = iter(pipe.execute())
     counts = {}
     for policy in slots:
         counted, _, previous = next(answers), next(answers), next(answers)
         counts[policy] = (int(counted), int(previous or 0))
-    return counts
+    return counts, next(answers, None)
 
 
 def _uncount(slots: dict[str, tuple[str, str, float]]) -> None:
@@ -147,29 +151,49 @@ def _surface(request) -> str:
     return "mcp" if match is not None and match.url_name == "mcp" else "http"
 
 
-def admit(request, context) -> None:
-    """Count this request against its credential's two windows, or refuse it with RateLimited.
-
-    The standing is kept on the request (`request.rate_limit`) for RateLimitHeadersMiddleware. When Redis
-    does not answer in time, the request goes through uncounted and without the fields."""
+def _pause(error: redis.RedisError) -> None:
     global _paused_until
-    if time.monotonic() < _paused_until:
-        return
-    limits = limits_of(context.project)
+    _paused_until = time.monotonic() + PAUSE_SECONDS
+    log.warning("Rate limits not applied for %.0f s: Redis did not answer (%s)", PAUSE_SECONDS, error)
+
+
+def redis_paused() -> bool:
+    """Whether Redis failed to answer a moment ago: then the limiter, and the key cache, do not ask it."""
+    return time.monotonic() < _paused_until
+
+
+def admit(request, context, *, check: tuple[str, Callable] | None = None):
+    """Count this request against its credential's two windows, or refuse it with RateLimited; returns the
+    context the request is served as.
+
+    `check` is (a Redis key, a function): the key is read in the same round trip as the counts, and the
+    function, given its value and whether Redis answered, returns the context to judge and serve (the key
+    cache's check of a cached key, accounts/keycache.py); it may raise ApiError. The standing is kept on
+    the request (`request.rate_limit`) for RateLimitHeadersMiddleware. When Redis does not answer in time,
+    the request goes through uncounted and without the fields."""
+    if redis_paused():
+        return check[1](None, False) if check else context
     slots = {policy: throttle.slot_keys(f"api-{policy}", who, WINDOW_SECONDS)
              for policy, who in _partitions(context).items()}
     try:
-        standing = _standing(limits, slots, _count(slots))
-        if standing.retry_after is not None:
-            _uncount(slots)  # a refused call is not counted: waiting Retry-After is enough
+        counts, value = _count(slots, check[0] if check else None)
     except redis.RedisError as error:
-        _paused_until = time.monotonic() + PAUSE_SECONDS
-        log.warning("Rate limits not applied for %.0f s: Redis did not answer (%s)", PAUSE_SECONDS, error)
-        return
+        _pause(error)
+        return check[1](None, False) if check else context
+    if check:
+        context = check[1](value, True)  # the same credential (the slots' partition), read again if it changed
+    standing = _standing(limits_of(context.project), slots, counts)
+    if standing.retry_after is not None:
+        try:
+            _uncount(slots)  # a refused call is not counted: waiting Retry-After is enough
+        except redis.RedisError as error:
+            _pause(error)
+            return context
     request.rate_limit = standing
     if standing.retry_after is not None:
         throttled.send(sender=admit, context=context, surface=_surface(request))
         raise RateLimited(next(w for w in standing.windows if w.refused and w.reset == standing.retry_after))
+    return context
 
 
 class RateLimitHeadersMiddleware:

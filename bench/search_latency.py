@@ -17,7 +17,7 @@ p50/p95/mean, a baseline in the same run (the query's embedding alone; a bare SE
 goes (embedding, each SQL statement, scoring, the rest). Search runs as the service does: as twin_app, under
 row-level security (it prints the role it is connected as).
 
-    .venv/bin/python bench/search_latency.py [--refill] [--queries 300] [--explain]
+    .venv/bin/python bench/search_latency.py [--refill] [--queries 300] [--explain] [--others 900]
 
 A filled bench database is reused unless --refill. --explain prints EXPLAIN ANALYZE of the candidate
 sources for one question at the big end user.
@@ -56,6 +56,13 @@ def setup(fresh: bool = False):
         from twin import database_setup
 
         if fresh:
+            # A pool (a web process's settings) still holds connections to the database about to be dropped;
+            # closed, the next query opens a new one instead of waiting on the old one's reconnect back-off.
+            from django.db import connections
+
+            for conn in connections.all():
+                if getattr(conn, "pool", None):
+                    conn.close_pool()
             with psycopg.connect(database_setup.embedded_superuser(VAR_DIR, "postgres"), autocommit=True) as conn:
                 conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
         database_setup.set_up_embedded(VAR_DIR, DB_NAME)
@@ -161,7 +168,8 @@ def fill(end_users: list[tuple[int, int]]):
     n_turns = len(turns)
     copies = {
         "item": "COPY memory_item (id, end_user_id, external_id, kind, text, at, author, role, session, title, "
-                "about, metadata, version, read_version, read_at, created_at, updated_at, failed_version, failed_reason) "
+                "about, metadata, version, read_version, read_at, created_at, updated_at, failed_version, failed_reason, "
+                "facts_imported_version) "
                 "FROM STDIN",
         "thread": "COPY memory_thread (id, end_user_id, tid, source, kind, key, title, next_seq, created_at) "
                   "FROM STDIN",
@@ -205,7 +213,7 @@ def fill(end_users: list[tuple[int, int]]):
                 external = f"m{item_id}"
                 author = turns[b]["author"]
                 rows["item"].append((item_id, end_user, external, "message", text, at, author, "user", session, "",
-                                     "", "{}", 1, 1, now, now, now, 0, ""))
+                                     "", "{}", 1, 1, now, now, now, 0, "", 0))
                 rows["passage"].append((passage_id, end_user, thread_id, item_id, seq,
                                         f"passages/memory/messages/{tid}/p_{seq:04d}.md", "message", at, author,
                                         "user", "", "", text, [external], HalfVector(t_vec[position]),
@@ -415,9 +423,13 @@ def main():
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--explain", action="store_true")
     parser.add_argument("--scale", type=float, default=1.0, help="a smaller database for a quick try, e.g. 0.01")
+    parser.add_argument("--others", type=int, default=900,
+                        help="end users of 1,000 passages beside the big one (900: 1M passages in all)")
+    parser.add_argument("--database", default="twin_bench", help="the bench database's name on the embedded server")
     args = parser.parse_args()
-    global BIG, MEDIUM_USERS, SMALL
-    BIG, MEDIUM_USERS = int(BIG * args.scale), max(1, int(MEDIUM_USERS * args.scale))
+    global BIG, MEDIUM_USERS, SMALL, DB_NAME
+    DB_NAME = args.database
+    BIG, MEDIUM_USERS = int(BIG * args.scale), max(1, int(args.others * args.scale))
     setup()
     from django.db import connection
 

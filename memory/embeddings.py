@@ -5,8 +5,10 @@ packages, never from a hub. Mean pooling over the attention mask, then L2 normal
 so cosine similarity is a dot product.
 """
 
+import contextlib
 import os
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import lru_cache
 from importlib.resources import files
 
@@ -80,4 +82,30 @@ def embed(texts: list[str]) -> np.ndarray:
 
 
 def embed_one(text: str) -> np.ndarray:
-    return embed([text])[0]
+    """The unit vector of `text`: the one `ahead` started for it, when one is under way."""
+    pending = _ahead.get(text)
+    return pending.result() if pending is not None else embed([text])[0]
+
+
+# Texts embedded ahead of their use: text -> its embedding under way (see `ahead`).
+_ahead: dict[str, Future] = {}
+_ahead_lock = threading.Lock()
+_ahead_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-ahead")
+
+
+@contextlib.contextmanager
+def ahead(text: str):
+    """Start embedding `text` now, on a thread of the model's, while the caller goes on: inside the block,
+    embed_one(text) takes that vector instead of embedding it again. A search starts its question's this
+    way once the call is authenticated and its arguments are valid, so the model works while the memory is
+    opened (bench/README.md "Search latency")."""
+    with _ahead_lock:
+        mine = text not in _ahead
+        if mine:
+            _ahead[text] = _ahead_pool.submit(lambda: embed([text])[0])
+    try:
+        yield
+    finally:
+        if mine:
+            with _ahead_lock:
+                _ahead.pop(text, None)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import numpy as np
-from django.db import connection, transaction
+from django.db import connection
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from pgvector import Vector
@@ -26,6 +26,7 @@ from accounts.models import EndUser
 
 from .errors import CannotAnswer
 from .models import Fact, Item, ItemVersion, Passage, Thread, WrittenIndex
+from .scope import ScopeConflict, scoped, scoped_to_account  # noqa: F401 (ScopeConflict: re-exported)
 
 
 def named_rows(cursor) -> list[dict]:
@@ -342,52 +343,20 @@ def memory_in_scope(context: Context, *, create: bool = False):
     """The memory the context reaches, in a transaction scoped to it (see `scoped`): tool dispatch's way in.
 
     The end user is found, or with `create` made, before the scope opens (accounts' tables have none); one
-    never written to raises CannotAnswer as Memory.required does, before any memory row is read.
+    never written to raises CannotAnswer as Memory.required does, before any memory row is read. A read by
+    a key, outside any transaction (a request's), finds the end user and sets the scope in one statement
+    (scope.scoped_to_account).
     """
-    end_user = context.end_user(create=create)
-    if end_user is None:
-        raise no_memory(context)
-    with scoped(context.project.pk, end_user.pk):
-        yield Memory.of(context, create=True) if create else Memory.required(context)
-
-
-class ScopeConflict(RuntimeError):
-    """A scope opened inside another one's transaction: one transaction serves one scope."""
-
-
-_SET_SCOPE = "SELECT set_config('twin.project', %s, true), set_config('twin.end_user', %s, true)"
-_CURRENT_SCOPE = ("SELECT coalesce(current_setting('twin.project', true), '') AS project, "
-                  "coalesce(current_setting('twin.end_user', true), '') AS end_user")
-
-
-@contextlib.contextmanager
-def scoped(project_id: int, end_user_id: int | None = None):
-    """A transaction scoped to one project and, given one, one end user: the only place the scope is set.
-
-    PostgreSQL's row-level security on the memory tables (memory/migrations/0008) shows and accepts only the
-    rows of that scope, whatever a query forgets to filter. The scope is set first thing in the transaction
-    and for it alone (set_config(…, true)): a connection handed back, or to the next caller of a pool,
-    carries none. Inside the same scope's transaction, this is a savepoint; inside a transaction of no
-    scope, it scopes the block and clears the scope after it; inside another scope, ScopeConflict.
-    """
-    wanted = {"project": str(int(project_id)), "end_user": "" if end_user_id is None else str(int(end_user_id))}
-    nested = connection.in_atomic_block
-    with transaction.atomic():
-        outer = _current_scope() if nested else {"project": "", "end_user": ""}
-        if outer == wanted:
-            yield
-            return
-        if outer["project"]:
-            raise ScopeConflict(f"Scope {wanted} asked for inside the transaction of scope {outer}.")
-        with connection.cursor() as cursor:
-            cursor.execute(_SET_SCOPE, [wanted["project"], wanted["end_user"]])
-        yield
-        if nested:  # the outer transaction goes on: it leaves the block as unscoped as it came in
-            with connection.cursor() as cursor:
-                cursor.execute(_SET_SCOPE, ["", ""])
-
-
-def _current_scope() -> dict[str, str]:
-    with connection.cursor() as cursor:
-        cursor.execute(_CURRENT_SCOPE)
-        return dict(zip([column.name for column in cursor.description], cursor.fetchone()))
+    if create or context.end_user_known or connection.in_atomic_block:
+        end_user = context.end_user(create=create)
+        if end_user is None:
+            raise no_memory(context)
+        with scoped(context.project.pk, end_user.pk):
+            yield Memory.of(context, create=True) if create else Memory.required(context)
+        return
+    # A read by a key names its end user by account: found and scoped in one round trip.
+    with scoped_to_account(context.project.pk, context.account) as end_user:
+        memory = Memory(end_user) if end_user else None
+        if memory is None or not memory.items().exists():
+            raise no_memory(context)
+        yield memory

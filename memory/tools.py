@@ -6,6 +6,7 @@ console's playground and the OpenAPI schema are all derived from these definitio
 (from limits.py) and nowhere else.
 """
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -14,7 +15,7 @@ from accounts.errors import ApiError
 from twin.unavailable import UNAVAILABLE, unavailable_from
 
 from .query import browse, history, search
-from . import answers, services, usage
+from . import answers, embeddings, services, usage
 from .connectors import how_they_work, lessons, recall
 from .connectors import next as next_steps
 from .errors import InsufficientScope
@@ -47,6 +48,8 @@ class Tool:
     # is queued on commit, so it cannot be waited for inside it).
     then: Callable[..., dict] | None = None
     answer_schema: dict | None = None  # what it answers, for the OpenAPI schema (memory/answers.py)
+    # The argument whose text the tool embeds: embedding it starts as the memory is opened (embeddings.ahead).
+    embeds: str | None = None
 
     @property
     def route(self) -> str:
@@ -124,6 +127,7 @@ TOOLS: list[Tool] = [
         },
         required=("query",),
         run=search.memory_search,
+        embeds="query",
     ),
     Tool(
         name="memory_grep",
@@ -347,9 +351,11 @@ def call(tool: Tool, context: Context, arguments, *, surface: str = "http") -> O
     dependency down, twin/unavailable.py). An unexpected exception is counted and propagates to the surface,
     which logs it and answers that the tool failed.
     """
+    counted = False  # a read's answer is counted in the read's own transaction (_run)
     with usage.counting() as tally:
         try:
-            outcome = Outcome.answer(_run(tool, context, arguments))
+            answer, counted = _run(tool, context, arguments, surface, tally)
+            outcome = Outcome.answer(answer)
         except ApiError as expected:  # raised where it is found, deep in a service; answered from here on
             outcome = Outcome.of_error(expected)
         except Exception as error:
@@ -365,16 +371,22 @@ def call(tool: Tool, context: Context, arguments, *, surface: str = "http") -> O
     counts = usage.write_counts(outcome.body) if tool.writes else {}
     if outcome.error:
         usage.record(context, tool.name, surface, tally, error=outcome.error, message=outcome.message, **counts)
-    else:
+    elif not counted:
         usage.record(context, tool.name, surface, tally, **counts)
     return outcome
 
 
-def _run(tool: Tool, context: Context, arguments) -> dict:
-    """The tool's answer, or an ApiError: InsufficientScope, InvalidArguments or CannotAnswer."""
+def _run(tool: Tool, context: Context, arguments, surface: str, tally: usage.Tally) -> tuple[dict, bool]:
+    """The tool's answer, and whether it was counted already; or an ApiError: InsufficientScope,
+    InvalidArguments or CannotAnswer."""
     if tool.writes and not context.can_write:
         raise InsufficientScope(tool.name)
     arguments = {**tool.defaults(), **validate(tool.input_schema, arguments)}
-    with memory_in_scope(context, create=tool.creates_memory) as memory:
+    ahead = embeddings.ahead(arguments[tool.embeds]) if tool.embeds else contextlib.nullcontext()
+    with ahead, memory_in_scope(context, create=tool.creates_memory) as memory:
         answer = tool.run(memory=memory, **arguments)
-    return tool.then(memory=memory, answer=answer, **arguments) if tool.then else answer
+        # A read is counted in its own transaction, one statement more (bench/README.md "Search latency"); a
+        # write apart, after, so that a failed count can never take the write's rows with it.
+        counted = not tool.writes and tool.then is None and usage.record_in_transaction(
+            context, tool.name, surface, tally)
+    return (tool.then(memory=memory, answer=answer, **arguments) if tool.then else answer), counted

@@ -1,0 +1,79 @@
+"""The scope of a transaction: the only place it is set (DESIGN.md "Tenancy twice").
+
+PostgreSQL's row-level security on the memory tables (memory/migrations/0008) shows and accepts only the
+rows of the project, and when one is named the end user, that the transaction's scope names: two settings,
+`twin.project` and `twin.end_user`, set first thing in the transaction and for it alone (set_config(…,
+true)), so a connection handed back, or to the next caller of a pool, carries none. memory/selectors.py
+re-exports `scoped`; tool dispatch's reads take `scoped_to_account`, which finds the end user and sets the
+scope in one round trip.
+"""
+
+import contextlib
+
+from django.db import connection, transaction
+
+from accounts.models import EndUser
+
+
+class ScopeConflict(RuntimeError):
+    """A scope opened inside another one's transaction: one transaction serves one scope."""
+
+
+_SET_SCOPE = "SELECT set_config('twin.project', %s, true), set_config('twin.end_user', %s, true)"
+_CURRENT_SCOPE = ("SELECT coalesce(current_setting('twin.project', true), '') AS project, "
+                  "coalesce(current_setting('twin.end_user', true), '') AS end_user")
+# The end user named `account` in the project and, only when there is one (set_config runs once per row
+# returned), the scope set to them: the lookup and _SET_SCOPE in one statement.
+_SCOPE_OF_ACCOUNT = """
+SELECT e.id, e.project_id, e.external_id, e.created_at, e.last_active_at,
+    set_config('twin.project', e.project_id::text, true) AS project_scope,
+    set_config('twin.end_user', e.id::text, true) AS end_user_scope
+FROM accounts_enduser e WHERE e.project_id = %(project)s AND e.external_id = %(account)s
+"""
+_END_USER_FIELDS = ["id", "project_id", "external_id", "created_at", "last_active_at"]
+
+
+@contextlib.contextmanager
+def scoped(project_id: int, end_user_id: int | None = None):
+    """A transaction scoped to one project and, given one, one end user.
+
+    Inside the same scope's transaction, this is a savepoint; inside a transaction of no scope, it scopes
+    the block and clears the scope after it; inside another scope, ScopeConflict.
+    """
+    wanted = {"project": str(int(project_id)), "end_user": "" if end_user_id is None else str(int(end_user_id))}
+    nested = connection.in_atomic_block
+    with transaction.atomic():
+        outer = _current_scope() if nested else {"project": "", "end_user": ""}
+        if outer == wanted:
+            yield
+            return
+        if outer["project"]:
+            raise ScopeConflict(f"Scope {wanted} asked for inside the transaction of scope {outer}.")
+        with connection.cursor() as cursor:
+            cursor.execute(_SET_SCOPE, [wanted["project"], wanted["end_user"]])
+        yield
+        if nested:  # the outer transaction goes on: it leaves the block as unscoped as it came in
+            with connection.cursor() as cursor:
+                cursor.execute(_SET_SCOPE, ["", ""])
+
+
+@contextlib.contextmanager
+def scoped_to_account(project_id: int, account: str):
+    """A transaction scoped to the project's end user named `account`, who is yielded: found and scoped in
+    one round trip, where finding them and then `scoped` take two. Yields None, with no scope set, when the
+    project has no such end user. Opens a transaction of its own: never inside another (ScopeConflict)."""
+    if connection.in_atomic_block:
+        raise ScopeConflict("scoped_to_account opens its own transaction; inside one, find the end user and "
+                            "take `scoped`.")
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute(_SCOPE_OF_ACCOUNT, {"project": int(project_id), "account": account})
+            row = cursor.fetchone()
+            found = dict(zip([column.name for column in cursor.description], row)) if row else None
+        yield EndUser.from_db(connection.alias, _END_USER_FIELDS, [found[f] for f in _END_USER_FIELDS]) if found else None
+
+
+def _current_scope() -> dict[str, str]:
+    with connection.cursor() as cursor:
+        cursor.execute(_CURRENT_SCOPE)
+        return dict(zip([column.name for column in cursor.description], cursor.fetchone()))
