@@ -13,7 +13,8 @@ class ApiError(Exception):
         self.error = error
         self.message = message
         self.details = details
-        self.headers: dict[str, str] = {}
+        # An error that says when to try again says it in Retry-After too (429, 503).
+        self.headers: dict[str, str] = {"Retry-After": str(details["retry_after"])} if "retry_after" in details else {}
 
     def as_dict(self) -> dict:
         return {"error": self.error, "message": self.message, **self.details}

@@ -86,7 +86,6 @@ class RateLimited(ApiError):
         per = " for one end user" if window.name == END_USER else ""
         super().__init__(429, RATE_LIMITED, f"Over this key's or app's limit of {window.quota:,} requests a minute"
                          f"{per}: try again in {window.reset} s.", retry_after=window.reset)
-        self.headers["Retry-After"] = str(window.reset)
 
 
 def limits_of(project: Project) -> dict[str, int]:

@@ -68,7 +68,6 @@ class ReadBacklogFull(ApiError):
             f"wait. Nothing was stored: try again in {BACKLOG_RETRY_SECONDS} s.",
             retry_after=BACKLOG_RETRY_SECONDS, items=items, characters=characters,
         )
-        self.headers["Retry-After"] = str(BACKLOG_RETRY_SECONDS)
 
 
 def check_backlog(project_id: int, items: int, characters: int) -> None:

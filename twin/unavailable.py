@@ -29,7 +29,6 @@ class Unavailable(ApiError):
         super().__init__(SERVICE_UNAVAILABLE, UNAVAILABLE, f"{message} Try again in {retry_after} s.",
                          retry_after=retry_after)
         self.retry_after = retry_after
-        self.headers["Retry-After"] = str(retry_after)
 
 
 def _causes(error: BaseException):

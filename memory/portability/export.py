@@ -37,7 +37,6 @@ class ExportsBusy(ApiError):
         super().__init__(503, "unavailable", f"{EXPORTS_AT_ONCE} exports are already streaming from this server "
                          f"process. Try again in {EXPORT_RETRY_AFTER_SECONDS} s.",
                          retry_after=EXPORT_RETRY_AFTER_SECONDS)
-        self.headers["Retry-After"] = str(EXPORT_RETRY_AFTER_SECONDS)
 
 
 class ExportStream:
