@@ -11,6 +11,7 @@ from django.test import Client
 from accounts.models import OAuthApplication
 from tests.cimd import NAMED_HOSTS, DocumentServer, LoopbackFetcher
 from tests.conftest import Api
+from twin import capacity
 from tests.oauth_flow import ISSUER, REDIRECT_URI, answer, authorize_query, card_post_data, exchange, pkce, refresh
 
 HOST = NAMED_HOSTS[0]
@@ -26,6 +27,14 @@ def documents(tmp_path, settings):
     yield server
     LoopbackFetcher.ca_path = None
     server.close()
+
+
+def test_the_service_fetches_documents_with_the_toolkits_safe_fetcher_two_at_a_time(settings):
+    """What production runs: CIMD on, the toolkit's own fetcher (the loopback one exists only in tests/), and
+    fewer fetches at once than a process has threads, so slow documents cannot take every thread."""
+    provider = settings.OAUTH2_PROVIDER
+    assert provider["CIMD_ENABLED"] is True and "CIMD_METADATA_FETCHER" not in provider
+    assert provider["CIMD_MAX_CONCURRENT_FETCHES"] == 2 < capacity.WEB_THREADS
 
 
 def metadata(client_id: str, **extra) -> dict:

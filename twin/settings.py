@@ -269,7 +269,7 @@ OAUTH2_PROVIDER = {
     # (https only, no redirects, the connected address checked, 5 s, 16 KB, cached, failures backed off) and
     # becomes a public app. Dynamic registration stays for older clients.
     "CIMD_ENABLED": True,
-    # At most 2 fetches at once per process, well below its 8 web threads (`make run`'s gunicorn): a flood
+    # At most 2 fetches at once per process, well below its WEB_THREADS (16 by default): a flood
     # of made-up client_id URLs, each held up to the 5 s timeout, never takes the threads others need.
     "CIMD_MAX_CONCURRENT_FETCHES": 2,
     "OAUTH2_PROTECTED_RESOURCE_NAME": "twin memory",
