@@ -1,8 +1,9 @@
 """The load benchmark: N concurrent MCP clients against the real stack, every answer checked for leaks.
 
 Starts the stack as `make run` does (gunicorn from gunicorn.conf.py when the checkout has one, else the
-Makefile's 2 workers x 8 threads; a Celery worker with 2 processes and the beat) on a database of its own
-(`twin_load` on the embedded server: development data untouched), with a queue and cache prefix of its own;
+2 workers x 8 threads of the code before it; a Celery worker of WORKER_CONCURRENCY processes, 2 by default,
+and the beat) on a database of its own (`twin_load` on the embedded server: development data untouched),
+with a queue and cache prefix of its own;
 or takes --url of a running service (its projects and keys are then made in the database these settings
 name, which must be that service's).
 
@@ -90,13 +91,13 @@ def free_port() -> int:
 
 
 def start_stack(logs: Path) -> tuple[str, list[subprocess.Popen]]:
-    """gunicorn and a Celery worker (2 processes, with the beat), as `make run` starts them."""
+    """gunicorn and a Celery worker (WORKER_CONCURRENCY processes, with the beat), as `make run` starts them."""
     port, tag = free_port(), f"load-{os.getpid()}"
     env = {**os.environ, "TWIN_QUEUE": tag, "TWIN_CACHE_PREFIX": tag}
     web = [sys.executable, "-m", "gunicorn", "twin.wsgi", "--bind", f"127.0.0.1:{port}"]
     web += ["-c", "gunicorn.conf.py"] if (ROOT / "gunicorn.conf.py").exists() else ["--workers", "2", "--threads", "8"]
-    worker = [sys.executable, "-m", "celery", "-A", "twin", "worker", "-B", "--concurrency", "2", "--loglevel",
-              "info", "--schedule", str(logs / "celerybeat-schedule")]
+    worker = [sys.executable, "-m", "celery", "-A", "twin", "worker", "-B", "--loglevel", "info",
+              "--schedule", str(logs / "celerybeat-schedule")]
     processes = [subprocess.Popen(command, cwd=ROOT, env={**env, "TWIN_PROCESS": kind},
                                   stdout=(logs / f"{kind}.log").open("w"), stderr=subprocess.STDOUT)
                  for kind, command in (("web", web), ("worker", worker))]
@@ -131,7 +132,7 @@ async def run_client(client: McpClient, note_id: str, deadline: float):
     note = {"text": f"My secret word is {client.word}.", "id": note_id}
     await client.call("memory_add (wait)", "memory_add", {"items": [note], "wait": True})
     rounds = 0
-    while time.monotonic() < deadline:
+    while time.perf_counter() < deadline:
         rounds += 1
         question = {"query": "What is my secret word?"}
         await client.call("memory_search", "memory_search", question)
@@ -147,12 +148,15 @@ async def run_client(client: McpClient, note_id: str, deadline: float):
     await client.close()
 
 
-async def phase(base: str, clients: list[dict], count: int, seconds: float) -> tuple[Tally, float]:
+async def phase(base: str, clients: list[dict], count: int, seconds: float) -> tuple[Tally, float, float]:
+    """`count` clients for `seconds`; the tally, the phase's start and its deadline (perf_counter). Clients
+    start no round after the deadline but finish the one they are in: that drain is timed, not counted."""
     tally = Tally()
     mcp = [McpClient(base, c["key"], c["account"], c["word"], tally) for c in clients[:count]]
-    started, deadline = time.perf_counter(), time.monotonic() + seconds
+    started = time.perf_counter()
+    deadline = started + seconds
     await asyncio.gather(*(run_client(m, f"secret-{count}-{i}", deadline) for i, m in enumerate(mcp)))
-    return tally, time.perf_counter() - started
+    return tally, started, deadline
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -160,10 +164,17 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def report(count: int, tally: Tally, wall: float) -> float:
+def report(count: int, tally: Tally, started: float, deadline: float) -> float:
+    """Print the phase's figures; returns its throughput: the calls answered between its start and its
+    deadline, while all `count` clients were calling, per second. The calls of the drain after it (each
+    client finishing its round: up to a `wait` add's 20 s, with ever fewer clients) are in the latencies
+    and errors but not in the throughput, which would otherwise measure the drain's length."""
     calls = sum(len(v) for v in tally.latencies.values())
-    errors = sum(tally.errors.values())
-    print(f"\n{count} clients, {wall:.1f} s: {calls} calls, {calls / wall:.1f} calls/s, {errors} errors, "
+    in_window = sum(answered <= deadline for answered in tally.answered_at)
+    errors, window = sum(tally.errors.values()), deadline - started
+    drain = max(tally.answered_at, default=deadline) - deadline
+    print(f"\n{count} clients, {window:.1f} s: {in_window} calls in it, {in_window / window:.1f} calls/s "
+          f"({calls - in_window} more in the {max(drain, 0):.1f} s drain), {errors} errors, "
           f"{tally.leaks} leaks{' (' + tally.leak_example + ')' if tally.leaks else ''}")
     print(f"  {'tool':<20}{'calls':>7}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'p99/p50':>9}")
     for label in sorted(tally.latencies):
@@ -172,7 +183,7 @@ def report(count: int, tally: Tally, wall: float) -> float:
         print(f"  {label:<20}{len(ms):>7}{p50:>9.1f}{p95:>9.1f}{p99:>9.1f}{p99 / p50:>9.1f}")
     for kind, n in sorted(tally.errors.items()):
         print(f"  error: {kind}: {n}")
-    return calls / wall
+    return in_window / window
 
 
 async def paired(base: str, client: dict, pairs: int) -> None:

@@ -78,9 +78,11 @@ class Http:
 
 @dataclass
 class Tally:
-    """What a run of calls came to: latencies per tool, errors by kind, leaks, and the last leak seen."""
+    """What a run of calls came to: latencies per tool, when each good answer came (perf_counter), errors
+    by kind, leaks, and the last leak seen."""
 
     latencies: dict[str, list[float]] = field(default_factory=dict)
+    answered_at: list[float] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)
     leaks: int = 0
     leak_example: str = ""
@@ -125,7 +127,8 @@ class McpClient:
         except CallFailed as failed:
             self.tally.error(f"{label}: {failed.kind}")
             return None
-        self.tally.latencies.setdefault(label, []).append(time.perf_counter() - started)
+        answered = time.perf_counter()
+        self.tally.latencies.setdefault(label, []).append(answered - started)
         if "error" in message:
             self.tally.error(f"{label}: HTTP {status} JSON-RPC {message['error'].get('code')}")
             return None
@@ -138,6 +141,7 @@ class McpClient:
         if leaks:
             self.tally.leaks += 1
             self.tally.leak_example = f"{self.word} saw {sorted(leaks)[:3]} in {tool}"
+        self.tally.answered_at.append(answered)  # the throughput counts answers, not errors
         return answer
 
     async def close(self):

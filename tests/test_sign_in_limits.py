@@ -1,6 +1,8 @@
 """Password guessing at the console's sign-in: failures are bounded per email and per client address."""
 
 import re
+import socket
+import time
 import types
 import uuid
 
@@ -125,3 +127,17 @@ def test_a_locked_out_owner_still_signs_in_through_a_password_reset_link(person,
                                                    "new_password2": "brand-new-pass-7"})
     assert done["Location"] == "/reset/done" and signed_in(owner), "the reset signs the owner in"
     assert "You are signed in" in html(owner.get("/reset/done"))
+
+
+def test_a_stalled_redis_answers_503_in_a_moment_instead_of_holding_the_sign_in(person, settings):
+    """A Redis that takes the connection and never answers (the throttle counts there): the sign-in is
+    answered 503 with Retry-After within a second, not held until the web server's timeout."""
+    with socket.socket() as stalled:
+        stalled.bind(("127.0.0.1", 0))
+        stalled.listen(8)  # connections are queued by the kernel and never read from
+        settings.CACHES = {"default": {**settings.CACHES["default"],
+                                       "LOCATION": f"redis://127.0.0.1:{stalled.getsockname()[1]}/0"}}
+        started = time.monotonic()
+        response, client = sign_in(person.email, PASSWORD, fresh_address())
+        assert time.monotonic() - started < 1.5
+    assert response.status_code == 503 and int(response["Retry-After"]) > 0 and not signed_in(client)

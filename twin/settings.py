@@ -129,12 +129,17 @@ DATABASES = databases(VAR_DIR, PROCESS_KIND)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+# Redis answers in well under a millisecond on loopback and in a few on a network: half a second is a stall.
+CACHE_TIMEOUT_SECONDS = 0.5
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": os.environ.get("TWIN_CACHE_PREFIX", "twin"),
         "TIMEOUT": 300,
+        # redis-py waits forever by default: a stalled Redis would hold a sign-in (its throttle) or a sign-up
+        # until gunicorn's timeout. Past this, the call raises and is answered 503 (twin/unavailable.py).
+        "OPTIONS": {"socket_timeout": CACHE_TIMEOUT_SECONDS, "socket_connect_timeout": CACHE_TIMEOUT_SECONDS},
     }
 }
 
