@@ -9,7 +9,7 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.selectors import end_user_of_project
-from memory.fairness import ReadBacklogFull
+from memory.fairness import LargerThanBacklog, ReadBacklogFull
 from memory.limits import IMPORT_MAX_BYTES
 from memory.portability import imports
 from memory.portability.api import download
@@ -60,7 +60,7 @@ def import_(request, slug: str, account: str):
     try:
         size = imports.check_file(upload, project_id=project.pk)
         answer = imports.store_file(memory=memory, file=upload, size=size)
-    except (InvalidImport, ReadBacklogFull) as refused:
+    except (InvalidImport, LargerThanBacklog, ReadBacklogFull) as refused:
         messages.error(request, f"Nothing was imported: {refused.message}.")
         return back
     statuses = ", ".join(f"{count} {status}" for status, count in sorted(answer["statuses"].items())) or "none"

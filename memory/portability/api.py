@@ -117,9 +117,13 @@ class ImportView(APIView):
             400: OpenApiResponse(ERROR_SCHEMA, description="A bad line: names the line, the field and the bound."),
             401: OpenApiResponse(ERROR_SCHEMA, description="No key, or not a key this service issued."),
             403: OpenApiResponse(ERROR_SCHEMA, description="A read key."),
-            413: OpenApiResponse(ERROR_SCHEMA, description="A body over the bound."),
-            429: OpenApiResponse(ERROR_SCHEMA, description="The file's items would pass the project's cap on "
-                                 "queued read work: nothing stored; Retry-After says when to try again."),
+            413: OpenApiResponse(ERROR_SCHEMA, description="A body over the bound, or a file holding more items "
+                                 "or characters than the project may have waiting to be read (setting names "
+                                 "READ_BACKLOG_ITEMS or READ_BACKLOG_CHARACTERS, bound its value): no wait would "
+                                 "admit it, so split it."),
+            429: OpenApiResponse(ERROR_SCHEMA, description="The file fits the project's cap on queued read work, "
+                                 "but not beside what already waits: nothing stored; Retry-After says when to "
+                                 "try again."),
         },
         tags=["memory"],
     )

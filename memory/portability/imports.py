@@ -47,8 +47,10 @@ def _item_lines(file: BinaryIO) -> Iterator[fmt.ImportLine]:
 
 def check_file(file: BinaryIO, *, project_id: int) -> FileSize:
     """The first pass: every line checked, no id named twice, as many item lines as the first line counts
-    (a file cut short is refused), and room for them all in the project's cap on queued read work
-    (fairness.ReadBacklogFull, 429, as memory_add is refused). Returns what the file holds."""
+    (a file cut short is refused), and room for them all in the project's cap on queued read work: a file
+    larger than the whole cap is refused at the line that passes it (fairness.LargerThanBacklog, 413: it never
+    fits), one that fits the cap but not beside what already waits as memory_add is refused
+    (fairness.ReadBacklogFull, 429: it fits once the workers have read). Returns what the file holds."""
     seen: set[bytes] = set()
     characters = 0
     for line in _item_lines(file):
@@ -61,6 +63,7 @@ def check_file(file: BinaryIO, *, project_id: int) -> FileSize:
         if len(seen) > IMPORT_MAX_ITEMS:
             raise fmt.InvalidImport(line.number, "items", f"a file holds at most {IMPORT_MAX_ITEMS:,} items",
                                     bound=IMPORT_MAX_ITEMS)
+        fairness.check_fits_cap(len(seen), characters)
     first = next(reader.lines(file))
     promised = reader.parsed(*first).get("items")
     if promised is not None and promised != len(seen):
