@@ -214,6 +214,8 @@ def test_an_imported_item_holding_a_secret_is_named_by_line_and_field(api, proje
     assert in_database([AWS]) == {}
     with scoped(project.pk):
         stored = dict(Item.objects.values_list("external_id", "text"))
+        day = UsageDay.objects.get(tool="memory_import", surface="http")
+    assert (day.items_added, day.secrets_caught) == (answer["statuses"]["added"], 1), "Usage counts the import"
     if policy == SecretPolicy.REFUSE:
         assert answer["statuses"] == {"added": 2, "refused": 1}
         assert answer["refused"] == place and answer["redacted"] == []

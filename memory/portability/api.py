@@ -51,16 +51,17 @@ def spooled(stream) -> Iterator[BinaryIO]:
 
 
 @contextlib.contextmanager
-def counted(context: Context, name: str):
-    """Count the call on the Usage page, with its refusal if it is refused; the block may set the count's
-    `items_added`."""
-    count = {"items_added": 0}
+def counted(context: Context, name: str, surface: str = "http"):
+    """Count the call on the Usage page (surface "http", or "console" for the console's Export and Import),
+    with its refusal if it is refused; the block may fill the count with what it caught (usage.record's
+    items_added, duplicates_caught and secrets_caught: usage.import_counts)."""
+    count: dict[str, int] = {}
     try:
         yield count
     except ApiError as refused:
-        usage.record(context, name, "http", usage.Tally(), error=refused.error, message=refused.message)
+        usage.record(context, name, surface, usage.Tally(), error=refused.error, message=refused.message)
         raise
-    usage.record(context, name, "http", usage.Tally(), items_added=count["items_added"])
+    usage.record(context, name, surface, usage.Tally(), **count)
 
 
 class ExportView(APIView):
@@ -135,5 +136,5 @@ class ImportView(APIView):
             with spooled(request.stream) as file:
                 size = imports.check_file(file, project_id=context.project.pk)
                 answer = imports.store_file(memory=Memory.of(context, create=True), file=file, size=size)
-            count["items_added"] = answer["statuses"].get("added", 0)
+            count.update(usage.import_counts(answer))
         return JsonResponse(answer)
