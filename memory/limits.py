@@ -64,7 +64,10 @@ EXPORT_CHUNK = 200
 # Exports streamed at once by one web process: each holds a database connection and a snapshot for as long
 # as its client reads, so a third waits its turn (503) rather than take the pool's connections.
 EXPORTS_AT_ONCE = 2
-EXPORT_RETRY_AFTER_SECONDS = 30  # a 100,000-item export streams in well under a minute
+# What a busy export tells a client to wait: long enough for a small export to have freed its slot, not for
+# a big one (100,000 items streamed in 100.5 s on a busy 2-core machine: docs/export-format.md "Size"), which
+# the client then asks after again.
+EXPORT_RETRY_AFTER_SECONDS = 30
 
 # One turn of a project's background read (memory/fairness.py): at most this many items or characters, then
 # the project goes back to the tail of the queue. 64 short notes or a 200,000-character document take a few

@@ -227,6 +227,13 @@ def test_both_routes_are_in_the_openapi_schema(db):
     paths = Client().get("/v1/schema", headers={"Accept": "application/json"}).json()["paths"]
     assert "application/x-ndjson" in paths["/v1/memory/import"]["post"]["requestBody"]["content"]
     assert "application/x-ndjson" in paths["/v1/memory/export"]["post"]["responses"]["200"]["content"]
+    answers = paths["/v1/memory/import"]["post"]["responses"]
+    answer = answers["200"]["content"]["application/json"]["schema"]
+    assert set(answer["required"]) == {"items", "statuses", "refused", "redacted", "versions", "facts",
+                                       "secrets_caught", "unread_items", "message"}
+    assert answer["properties"]["refused"]["items"]["required"] == ["line", "field", "secret"]
+    refusal = answers["400"]["content"]["application/json"]["schema"]["properties"]
+    assert {"line", "field", "bound"} <= set(refusal), "a bad line's refusal names its line, field and bound"
 
 
 def test_it_needs_a_key(one_note):
@@ -273,7 +280,7 @@ def test_an_import_body_may_pass_the_json_body_bound(api, settings):
 
 def test_an_export_holds_little_memory_whatever_the_memory_size(api, project):
     """Items come through a server-side cursor a chunk at a time: what an export holds in Python does not
-    grow with the number of items (bench/export_size.py measures 100,000)."""
+    grow with the number of items (bench/export_import.py measures 100,000: docs/export-format.md "Size")."""
     api.add({"id": "first", "text": "The first note."}, wait=False)
     end_user = EndUser.objects.get(project=project, external_id="u_1")
 

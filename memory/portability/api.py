@@ -15,6 +15,7 @@ from accounts.auth import Context, ContextAuthentication
 from accounts.errors import ApiError
 
 from .. import usage
+from ..answers import IMPORT_ANSWER
 from ..api import ERROR_SCHEMA
 from ..errors import InsufficientScope
 from ..limits import IMPORT_MAX_BYTES
@@ -113,8 +114,9 @@ class ImportView(APIView):
         "facts. The body may be up to 2 GiB. Needs a read and write key.",
         request={CONTENT_TYPE: FILE_SCHEMA, "application/gzip": FILE_SCHEMA},
         responses={
-            200: OpenApiResponse(description="How many items, by status (added, edited, unchanged), and the "
-                                 "versions and facts that came with them."),
+            200: OpenApiResponse(IMPORT_ANSWER, description="How many items, by status (added, edited, "
+                                 "unchanged, refused), each item the secret gate refused or redacted by line and "
+                                 "field, and the versions and facts that came with them."),
             400: OpenApiResponse(ERROR_SCHEMA, description="A bad line: names the line, the field and the bound."),
             401: OpenApiResponse(ERROR_SCHEMA, description="No key, or not a key this service issued."),
             403: OpenApiResponse(ERROR_SCHEMA, description="A read key."),
