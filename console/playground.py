@@ -9,6 +9,9 @@ or an answer is the service's own, never the console's copy of it.
 The argument form is generated from the registry's input schema: strings with their lengths, integers with
 their range and default, booleans, ISO dates with their pattern, and memory_add's items as repeated rows (or
 JSON). Nothing here knows one tool from another except through its schema.
+
+Beside the End user field, the page links that end user's memory as a file: its Export (a download) and,
+for Owners and Admins, its Import (on the end user's page, console/portability.py).
 """
 
 import json
@@ -24,6 +27,7 @@ from accounts.auth import ACCOUNT_HEADER, Context, parse_account
 from accounts.errors import ApiError
 from accounts.models import END_USER_ID_MAX, Access
 from accounts.permissions import can
+from accounts.selectors import end_user_of_project
 from memory.limits import TEXT_MAX
 from memory.outcome import failure_message
 from memory.tools import Tool, call, mcp_tools
@@ -261,7 +265,10 @@ def _render(request, project, *, tool: Tool, end_user: str, fields: list[dict], 
         "project": project, "tools": _offered(project, access), "tool": tool, "end_user": end_user,
         "fields": fields, "access": access, "can_write": access == Access.WRITE, "recent_end_users": recent,
         "end_user_max": END_USER_ID_MAX, "account_header": ACCOUNT_HEADER, "date_pattern": DATE_PATTERN,
-        "errors": {}, "result": None, **extra,
+        "errors": {}, "result": None,
+        # the end user whose memory the page's Export and Import links reach: only one memory was made for
+        "known_end_user": end_user_of_project(project=project, external_id=end_user) if end_user else None,
+        **extra,
     }
     return render(request, "console/playground.html", context, status=status)
 

@@ -1,6 +1,7 @@
 """An end user's memory as a file: Export (a download, for every role that sees the memory) and Import (an
 upload into it, for Owners and Admins), through the same export and import the API serves
-(memory/portability/). The page shows the import's progress: its "Not read yet" count."""
+(memory/portability/), counted on the Usage page as the API's are, from the console. The page shows the
+import's progress: its "Not read yet" count."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -8,11 +9,14 @@ from django.http import Http404
 from django.shortcuts import redirect
 from django.views.decorators.http import require_GET, require_POST
 
+from accounts.auth import Context
+from accounts.models import Access
 from accounts.selectors import end_user_of_project
-from memory.fairness import ReadBacklogFull
+from memory import usage
+from memory.fairness import LargerThanBacklog, ReadBacklogFull
 from memory.limits import IMPORT_MAX_BYTES
 from memory.portability import imports
-from memory.portability.api import download
+from memory.portability.api import EXPORT, IMPORT, counted, download
 from memory.portability.export import ExportsBusy, ExportStream
 from memory.portability.format import InvalidImport
 from memory.selectors import Memory
@@ -21,6 +25,12 @@ from .access import NOT_FOUND, project_for
 from .security import console_page
 
 UPLOAD_FIELD = "file"
+SURFACE = "console"  # where the Usage page counts these calls: as the playground's runs
+
+
+def _context(project, account: str, access: str) -> Context:
+    """Whose memory the page reaches, as the Usage page counts it: a person in the console, not a key."""
+    return Context(project=project, account=account, access=access)
 
 
 def _memory(project, account: str) -> Memory:
@@ -38,7 +48,9 @@ def export(request, slug: str, account: str):
     project = project_for(request, slug, "export_memory")
     memory = _memory(project, account)
     try:
-        return download(ExportStream(memory), memory)
+        with counted(_context(project, account, Access.READ), EXPORT, SURFACE):
+            stream = ExportStream(memory)
+        return download(stream, memory)
     except ExportsBusy as busy:
         messages.error(request, busy.message)
         return redirect("console:end-user", slug=project.slug, account=account)
@@ -58,9 +70,11 @@ def import_(request, slug: str, account: str):
         messages.error(request, "Choose an export file to import.")
         return back
     try:
-        size = imports.check_file(upload, project_id=project.pk)
-        answer = imports.store_file(memory=memory, file=upload, size=size)
-    except (InvalidImport, ReadBacklogFull) as refused:
+        with counted(_context(project, account, Access.WRITE), IMPORT, SURFACE) as count:
+            size = imports.check_file(upload, project_id=project.pk)
+            answer = imports.store_file(memory=memory, file=upload, size=size)
+            count.update(usage.import_counts(answer))
+    except (InvalidImport, LargerThanBacklog, ReadBacklogFull) as refused:
         messages.error(request, f"Nothing was imported: {refused.message}.")
         return back
     statuses = ", ".join(f"{count} {status}" for status, count in sorted(answer["statuses"].items())) or "none"

@@ -1,6 +1,7 @@
 """What the writing tools answer, as JSON Schema: the registry gives each to its route's OpenAPI 200
-response (memory/api.py), so a client generated from the schema knows every status an item can come back
-with. The statuses are defined here once; services.py answers with them."""
+response (memory/api.py), and the import route takes IMPORT_ANSWER (memory/portability/api.py), so a client
+generated from the schema knows every status an item can come back with. The statuses are defined here
+once; services.py answers with them."""
 
 # An item of memory_add: stored (added, edited, unchanged), or not stored: a duplicate (the item it repeats
 # holds it: memory/duplicates.py) or refused (it holds a secret: memory/secret_gate.py).
@@ -83,4 +84,41 @@ FORGET_ANSWER = {
         },
     },
     "required": ["forgotten", "erased"],
+}
+
+
+_IN_FILE = {
+    "type": "object",
+    "properties": {
+        "line": {"type": "integer", "minimum": 1, "description": "The item's line in the file, 1 the first."},
+        "field": {"type": "string", "description": "Where the secret was within the line, such as item.text or "
+                  "item.metadata.api.token."},
+        "secret": {"type": "string", "description": "Its kind, such as AWS Access Key. Never the secret itself."},
+    },
+    "required": ["line", "field", "secret"],
+}
+IMPORT_STATUSES = (ADDED, EDITED, UNCHANGED, REFUSED)  # an imported item has an id: never a duplicate
+IMPORT_ANSWER = {
+    "type": "object",
+    "properties": {
+        "items": {**_COUNT, "description": "How many item lines the file holds."},
+        "statuses": {
+            "type": "object", "properties": {status: _COUNT for status in IMPORT_STATUSES},
+            "description": "How many items came back with each status, as memory_add names them (only the "
+            "statuses that occurred): added, edited or unchanged (the memory held that id), refused (it held "
+            "a secret: nothing of it stored).",
+        },
+        "refused": {"type": "array", "items": _IN_FILE, "description": "Each item refused for a secret."},
+        "redacted": {"type": "array", "items": _IN_FILE, "description": "For a project that redacts secrets: "
+                     "each field stored with a secret replaced by [redacted: <kind>]."},
+        "versions": {**_COUNT, "description": "Earlier versions brought with the added items."},
+        "facts": {**_COUNT, "description": "Facts brought with the added items, with their times."},
+        "secrets_caught": {**_COUNT, "description": "Every secret the gate caught: items refused, fields "
+                           "redacted, and earlier versions and facts left out or redacted."},
+        "unread_items": {**_COUNT, "description": "Items the background read has still to read (as "
+                         "memory_overview counts them)."},
+        "message": {"type": "string"},
+    },
+    "required": ["items", "statuses", "refused", "redacted", "versions", "facts", "secrets_caught", "unread_items",
+                 "message"],
 }

@@ -11,7 +11,16 @@ from .tools import Tool, call
 
 ERROR_SCHEMA = {
     "type": "object",
-    "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
+    "properties": {
+        "error": {"type": "string"}, "message": {"type": "string"},
+        "field": {"type": "string", "description": "A refusal's field at fault, such as items[0].text, or for an "
+                  "import item.at."},
+        "line": {"type": "integer", "minimum": 1, "description": "An import's refusal: the file's line at fault."},
+        "bound": {"description": "The bound that was passed: a number, or a name such as ISO 8601."},
+        "setting": {"type": "string", "description": "An import over the project's read backlog cap: its "
+                    "setting, READ_BACKLOG_ITEMS or READ_BACKLOG_CHARACTERS."},
+        "retry_after": {"type": "integer", "description": "A 429 or 503: seconds to wait, as Retry-After says."},
+    },
     "required": ["error", "message"],
 }
 

@@ -15,7 +15,9 @@ An item whose read raised is set aside for its retry (`read-retrying:<project>`,
 so the turns neither read it again before its backoff nor wait for it.
 
 A project's queued read work is capped (settings.READ_BACKLOG_ITEMS, READ_BACKLOG_CHARACTERS): an add that
-would pass the cap is refused whole with 429 (ReadBacklogFull) and nothing is stored.
+would pass the cap is refused whole with 429 (ReadBacklogFull) and nothing is stored. An import file larger
+than the whole cap could never pass it, however long it waited, so it is refused 413 (LargerThanBacklog),
+not told to retry: the cap is the largest import a project takes.
 """
 
 import contextlib
@@ -68,6 +70,29 @@ class ReadBacklogFull(ApiError):
             f"wait. Nothing was stored: try again in {BACKLOG_RETRY_SECONDS} s.",
             retry_after=BACKLOG_RETRY_SECONDS, items=items, characters=characters,
         )
+
+
+class LargerThanBacklog(ApiError):
+    """An import file holding more items, or characters of text, than the project's whole cap on queued read
+    work: no wait would admit it, so 413 naming the bound and its setting, without Retry-After."""
+
+    def __init__(self, setting: str, cap: int, unit: str):
+        super().__init__(
+            413, "too_large",
+            f"The file holds more than {cap:,} {unit}, the most this project may have waiting to be read "
+            f"({setting}), so it can never be admitted. Nothing was stored: split it into files of at most "
+            f"{cap:,} {unit} and import them one after another.",
+            bound=cap, setting=setting,
+        )
+
+
+def check_fits_cap(items: int, characters: int) -> None:
+    """Raise LargerThanBacklog when an import file's `items` holding `characters` of text (counted so far, so
+    a file is refused at the line that passes) are more than the project's whole cap on queued read work."""
+    for setting, unit, size in (("READ_BACKLOG_ITEMS", "items", items),
+                                ("READ_BACKLOG_CHARACTERS", "characters of text", characters)):
+        if size > getattr(settings, setting):
+            raise LargerThanBacklog(setting, getattr(settings, setting), unit)
 
 
 def check_backlog(project_id: int, items: int, characters: int) -> None:

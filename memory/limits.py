@@ -53,6 +53,9 @@ IMPORT_MAX_BYTES = 2 * 1024**3
 # One line of an export (an item with its versions and facts) is read whole: no larger than a JSON body may be.
 IMPORT_LINE_MAX_BYTES = 64 * 1024**2
 # The first pass remembers a 16-byte digest of every id to refuse a repeated one: about 80 MB at this bound.
+# A file is also admitted only if it fits the project's whole cap on queued read work (settings
+# READ_BACKLOG_ITEMS, 200,000 by default, and READ_BACKLOG_CHARACTERS; memory/fairness.py): past it, 413. This
+# bound holds the first pass's memory where an operator has raised the cap to a million items or more.
 IMPORT_MAX_ITEMS = 1_000_000
 IMPORT_BATCH = 1_000  # items stored per transaction: a failure loses at most one batch, and locks stay short
 # Items read from the export's server-side cursor at a time, with their versions and facts: the export holds
@@ -61,7 +64,10 @@ EXPORT_CHUNK = 200
 # Exports streamed at once by one web process: each holds a database connection and a snapshot for as long
 # as its client reads, so a third waits its turn (503) rather than take the pool's connections.
 EXPORTS_AT_ONCE = 2
-EXPORT_RETRY_AFTER_SECONDS = 30  # a 100,000-item export streams in well under a minute
+# What a busy export tells a client to wait: long enough for a small export to have freed its slot, not for
+# a big one (100,000 items streamed in 100.5 s on a busy 2-core machine: docs/export-format.md "Size"), which
+# the client then asks after again.
+EXPORT_RETRY_AFTER_SECONDS = 30
 
 # One turn of a project's background read (memory/fairness.py): at most this many items or characters, then
 # the project goes back to the tail of the queue. 64 short notes or a 200,000-character document take a few

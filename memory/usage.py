@@ -115,6 +115,15 @@ def write_counts(body: dict) -> dict:
             "secrets_caught": secrets}
 
 
+def import_counts(answer: dict) -> dict:
+    """What an import's answer caught, as record() counts it (write_counts for a whole file): items added,
+    duplicates (none today: an imported item carries its id, and an id is never merged), and every secret
+    the gate caught (secrets_caught: items refused, fields redacted, versions and facts left out)."""
+    statuses = answer["statuses"]
+    return {"items_added": statuses.get(ADDED, 0), "duplicates_caught": statuses.get(DUPLICATE, 0),
+            "secrets_caught": answer["secrets_caught"]}
+
+
 def record(context: Context, tool: str, surface: str, tally: Tally, *, items_added: int = 0,
            duplicates_caught: int = 0, secrets_caught: int = 0, error: str | None = None,
            message: str = "") -> None:

@@ -7,7 +7,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from accounts.models import Role
-from memory.models import Item
+from memory.models import Item, UsageDay
 from memory.selectors import scoped
 from tests.console import ROLES, csrf_refused, html, in_role, logged_in
 
@@ -58,6 +58,10 @@ def test_an_owner_imports_a_file_and_the_page_counts_it(alice, project, memories
     assert "<dt>Items</dt><dd>3</dd>" in page, "the page counts them, read or not yet"
     with scoped(project.pk):
         assert Item.objects.filter(end_user__external_id="customer:42").count() == 3
+        counted = {(day.tool, day.surface): day for day in UsageDay.objects.filter(surface="console")}
+    assert (counted["memory_import", "console"].requests, counted["memory_import", "console"].errors) == (2, 1)
+    assert counted["memory_import", "console"].items_added == 2, "Usage counts the console's imports"
+    assert counted["memory_export", "console"].requests == 1
 
 
 def test_an_outsider_gets_404_and_import_is_csrf_protected(alice, project, memories, charlie):

@@ -117,6 +117,21 @@ def test_a_viewer_runs_read_tools_only(alice, project, api):
     assert response.status_code == 200 and answer_of(response)["found"] == 1
 
 
+@pytest.mark.parametrize("role", [Role.OWNER, Role.ADMIN, Role.MEMBER, Role.VIEWER])
+def test_the_end_users_export_and_import_are_linked(alice, project, api, role):
+    """Every role that sees the memory downloads its export; Owners and Admins are led to its Import."""
+    api.as_account("customer:42").add({"text": "Order 42 shipped."})
+    person = alice if role == Role.OWNER else member(project, f"{role}@example.com", role)
+    html = logged_in(person).get(page_url(project) + "?end_user=customer:42").content.decode()
+    end_user = f"/projects/{project.slug}/end-users/customer:42"
+    assert re.search(rf'<a href="{end_user}/export" download id="pg-export">Export</a>', html)
+    assert (f'href="{end_user}?import=open#import" id="pg-import"' in html) == (role in (Role.OWNER, Role.ADMIN))
+    page = logged_in(alice).get(f"{end_user}?import=open").content.decode()
+    assert '<details class="import" id="import" open>' in page, "the Import it leads to is open"
+    nobody = logged_in(person).get(page_url(project) + "?end_user=nobody").content.decode()
+    assert 'id="pg-export"' not in nobody, "no memory yet: nothing to export"
+
+
 def test_a_viewer_posting_memory_add_by_hand_is_refused(alice, project, read_api):
     client = logged_in(member(project, "vera@example.com", Role.VIEWER))
     response = run(client, project, "memory_add", "u_new", **{"items-0-text": "sneaky", "arg-wait": "1"})

@@ -18,6 +18,7 @@ from memory.limits import EXPORTS_AT_ONCE, IMPORT_MAX_BYTES
 from memory.models import Fact, Item
 from memory.selectors import scoped
 from tests.conftest import Api
+from tests.test_fair_read import unread_rows
 
 # Two passages: the second states a fact, so its source is the item's passage 2.
 LONG_DOCUMENT = ("Tomatoes go along the south wall. " * 36 + "\n\nThe herbs (basil, thyme) sit by the kitchen "
@@ -168,15 +169,34 @@ def test_a_bad_line_is_refused_by_number_and_field_and_nothing_is_stored(api):
     assert import_(api, body(_lines())).json()["statuses"] == {"added": 3}, "the good file is stored"
 
 
-def test_an_import_past_the_projects_read_backlog_is_refused_whole(api, settings):
-    """The same quota as memory_add's, checked in the first pass: nothing stored, and no end user made."""
-    settings.READ_BACKLOG_ITEMS = 2
+def test_an_import_past_the_projects_read_backlog_is_refused_whole(api, project, settings):
+    """The same quota as memory_add's, checked in the first pass: a file that fits the cap but not beside
+    what already waits is 429, to be sent again; nothing stored, and no end user made."""
+    settings.READ_BACKLOG_ITEMS = 5
+    unread_rows(project, EndUser.objects.create(project=project, external_id="u_9"), 3)
     refused = import_(api, body(_lines(3)))
     assert refused.status_code == 429 and refused.json()["error"] == "read_backlog_full", refused.content
     assert refused["Retry-After"] == str(refused.json()["retry_after"])
     assert api.tool("overview").status_code == 404, "nothing stored, and no end user made"
-    settings.READ_BACKLOG_ITEMS = 3
+    settings.READ_BACKLOG_ITEMS = 6
     assert import_(api, body(_lines(3))).json()["statuses"] == {"added": 3}, "up to the cap"
+
+
+def test_an_import_larger_than_the_whole_read_backlog_cap_is_413_not_429(api, settings):
+    """No wait would ever admit a file holding more than the cap itself, so it is not told to retry: 413
+    naming the bound and its setting, even with nothing waiting to be read."""
+    settings.READ_BACKLOG_ITEMS = 2
+    refused = import_(api, body(_lines(3)))
+    assert refused.status_code == 413, refused.content
+    answer = refused.json()
+    assert (answer["error"], answer["bound"], answer["setting"]) == ("too_large", 2, "READ_BACKLOG_ITEMS")
+    assert "Retry-After" not in refused and "retry_after" not in answer and "READ_BACKLOG_ITEMS" in answer["message"]
+    settings.READ_BACKLOG_ITEMS, settings.READ_BACKLOG_CHARACTERS = 3, len("Note 0.") * 3 - 1
+    answer = import_(api, body(_lines(3))).json()
+    assert (answer["error"], answer["setting"]) == ("too_large", "READ_BACKLOG_CHARACTERS")
+    assert api.tool("overview").status_code == 404, "nothing stored, and no end user made"
+    settings.READ_BACKLOG_CHARACTERS = len("Note 0.") * 3
+    assert import_(api, body(_lines(3))).json()["statuses"] == {"added": 3}, "a file as large as the cap"
 
 
 def test_the_read_key_is_refused_on_import(read_api, api):
@@ -207,6 +227,13 @@ def test_both_routes_are_in_the_openapi_schema(db):
     paths = Client().get("/v1/schema", headers={"Accept": "application/json"}).json()["paths"]
     assert "application/x-ndjson" in paths["/v1/memory/import"]["post"]["requestBody"]["content"]
     assert "application/x-ndjson" in paths["/v1/memory/export"]["post"]["responses"]["200"]["content"]
+    answers = paths["/v1/memory/import"]["post"]["responses"]
+    answer = answers["200"]["content"]["application/json"]["schema"]
+    assert set(answer["required"]) == {"items", "statuses", "refused", "redacted", "versions", "facts",
+                                       "secrets_caught", "unread_items", "message"}
+    assert answer["properties"]["refused"]["items"]["required"] == ["line", "field", "secret"]
+    refusal = answers["400"]["content"]["application/json"]["schema"]["properties"]
+    assert {"line", "field", "bound"} <= set(refusal), "a bad line's refusal names its line, field and bound"
 
 
 def test_it_needs_a_key(one_note):
@@ -253,7 +280,7 @@ def test_an_import_body_may_pass_the_json_body_bound(api, settings):
 
 def test_an_export_holds_little_memory_whatever_the_memory_size(api, project):
     """Items come through a server-side cursor a chunk at a time: what an export holds in Python does not
-    grow with the number of items (bench/export_size.py measures 100,000)."""
+    grow with the number of items (bench/export_import.py measures 100,000: docs/export-format.md "Size")."""
     api.add({"id": "first", "text": "The first note."}, wait=False)
     end_user = EndUser.objects.get(project=project, external_id="u_1")
 

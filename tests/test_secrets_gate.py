@@ -188,3 +188,39 @@ def test_an_imports_earlier_versions_and_facts_pass_the_gate_too(api, project, p
     else:
         assert versions[0]["text"] == "I live in Lisbon; door code key [redacted: AWS Access Key]"
         assert answer["versions"] == 1 and answer["facts"] == 2
+
+
+def _file_with_a_secret_item() -> bytes:
+    """An export of three items, the second of which holds a secret in its own text."""
+    items = [{"id": "n1", "text": "I live in Porto."}, {"id": "n2", "text": f"the deploy key is {AWS}"},
+             {"id": "n3", "text": "I prefer green tea."}]
+    lines = [{"format": "twin-memory-export", "version": 1, "items": len(items)},
+             *({"item": {**item, "at": "2024-01-01T00:00:00+00:00"}} for item in items)]
+    return b"".join(json.dumps(each).encode() + b"\n" for each in lines)
+
+
+@pytest.mark.parametrize("policy", [SecretPolicy.REFUSE, SecretPolicy.REDACT])
+def test_an_imported_item_holding_a_secret_is_named_by_line_and_field(api, project, policy):
+    """As memory_add answers it, by its place in the file: the line and the field, and the secret's kind,
+    never the secret; refused alone (the others stored), or stored redacted when the project redacts."""
+    project.secret_policy = policy
+    project.save(update_fields=["secret_policy"])
+    response = api.client.post("/v1/memory/import", data=_file_with_a_secret_item(),
+                               content_type="application/x-ndjson", headers=api.headers())
+    answer = response.json()
+    assert response.status_code == 200 and leaks(response.content.decode()) == [], answer
+    place = [{"line": 3, "field": "item.text", "secret": "AWS Access Key"}]
+    assert answer["secrets_caught"] == 1
+    assert in_database([AWS]) == {}
+    with scoped(project.pk):
+        stored = dict(Item.objects.values_list("external_id", "text"))
+        day = UsageDay.objects.get(tool="memory_import", surface="http")
+    assert (day.items_added, day.secrets_caught) == (answer["statuses"]["added"], 1), "Usage counts the import"
+    if policy == SecretPolicy.REFUSE:
+        assert answer["statuses"] == {"added": 2, "refused": 1}
+        assert answer["refused"] == place and answer["redacted"] == []
+        assert set(stored) == {"n1", "n3"}, "the others are stored"
+    else:
+        assert answer["statuses"] == {"added": 3}
+        assert answer["refused"] == [] and answer["redacted"] == place
+        assert stored["n2"] == "the deploy key is [redacted: AWS Access Key]"

@@ -15,6 +15,7 @@ from accounts.auth import Context, ContextAuthentication
 from accounts.errors import ApiError
 
 from .. import usage
+from ..answers import IMPORT_ANSWER
 from ..api import ERROR_SCHEMA
 from ..errors import InsufficientScope
 from ..limits import IMPORT_MAX_BYTES
@@ -51,16 +52,17 @@ def spooled(stream) -> Iterator[BinaryIO]:
 
 
 @contextlib.contextmanager
-def counted(context: Context, name: str):
-    """Count the call on the Usage page, with its refusal if it is refused; the block may set the count's
-    `items_added`."""
-    count = {"items_added": 0}
+def counted(context: Context, name: str, surface: str = "http"):
+    """Count the call on the Usage page (surface "http", or "console" for the console's Export and Import),
+    with its refusal if it is refused; the block may fill the count with what it caught (usage.record's
+    items_added, duplicates_caught and secrets_caught: usage.import_counts)."""
+    count: dict[str, int] = {}
     try:
         yield count
     except ApiError as refused:
-        usage.record(context, name, "http", usage.Tally(), error=refused.error, message=refused.message)
+        usage.record(context, name, surface, usage.Tally(), error=refused.error, message=refused.message)
         raise
-    usage.record(context, name, "http", usage.Tally(), items_added=count["items_added"])
+    usage.record(context, name, surface, usage.Tally(), **count)
 
 
 class ExportView(APIView):
@@ -112,14 +114,19 @@ class ImportView(APIView):
         "facts. The body may be up to 2 GiB. Needs a read and write key.",
         request={CONTENT_TYPE: FILE_SCHEMA, "application/gzip": FILE_SCHEMA},
         responses={
-            200: OpenApiResponse(description="How many items, by status (added, edited, unchanged), and the "
-                                 "versions and facts that came with them."),
+            200: OpenApiResponse(IMPORT_ANSWER, description="How many items, by status (added, edited, "
+                                 "unchanged, refused), each item the secret gate refused or redacted by line and "
+                                 "field, and the versions and facts that came with them."),
             400: OpenApiResponse(ERROR_SCHEMA, description="A bad line: names the line, the field and the bound."),
             401: OpenApiResponse(ERROR_SCHEMA, description="No key, or not a key this service issued."),
             403: OpenApiResponse(ERROR_SCHEMA, description="A read key."),
-            413: OpenApiResponse(ERROR_SCHEMA, description="A body over the bound."),
-            429: OpenApiResponse(ERROR_SCHEMA, description="The file's items would pass the project's cap on "
-                                 "queued read work: nothing stored; Retry-After says when to try again."),
+            413: OpenApiResponse(ERROR_SCHEMA, description="A body over the bound, or a file holding more items "
+                                 "or characters than the project may have waiting to be read (setting names "
+                                 "READ_BACKLOG_ITEMS or READ_BACKLOG_CHARACTERS, bound its value): no wait would "
+                                 "admit it, so split it."),
+            429: OpenApiResponse(ERROR_SCHEMA, description="The file fits the project's cap on queued read work, "
+                                 "but not beside what already waits: nothing stored; Retry-After says when to "
+                                 "try again."),
         },
         tags=["memory"],
     )
@@ -131,5 +138,5 @@ class ImportView(APIView):
             with spooled(request.stream) as file:
                 size = imports.check_file(file, project_id=context.project.pk)
                 answer = imports.store_file(memory=Memory.of(context, create=True), file=file, size=size)
-            count["items_added"] = answer["statuses"].get("added", 0)
+            count.update(usage.import_counts(answer))
         return JsonResponse(answer)

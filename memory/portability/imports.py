@@ -10,10 +10,13 @@ read was done, places the facts it brought rather than extract them again (read/
 """
 
 import hashlib
+import re
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import BinaryIO, Callable, Iterator, NamedTuple
 
 from .. import fairness, services
+from ..answers import REFUSED
 from ..limits import IMPORT_BATCH, IMPORT_MAX_ITEMS, ITEMS_MAX
 from ..models import Fact, ItemVersion
 from ..paths import subject_key
@@ -22,6 +25,8 @@ from ..selectors import Memory
 from . import format as fmt
 from . import reader
 
+# store_items places a field as in a memory_add call (items[3].text); in a file it is the line's item.
+CALL_PLACE, LINE_PLACE = re.compile(r"^items\[\d+\]\."), "item."
 ID_DIGEST_BYTES = 16  # what the first pass keeps of each id to find a repeated one: 128 bits, no collision
 Progress = Callable[[int, int], None]  # (items stored so far, items in the file)
 
@@ -47,8 +52,10 @@ def _item_lines(file: BinaryIO) -> Iterator[fmt.ImportLine]:
 
 def check_file(file: BinaryIO, *, project_id: int) -> FileSize:
     """The first pass: every line checked, no id named twice, as many item lines as the first line counts
-    (a file cut short is refused), and room for them all in the project's cap on queued read work
-    (fairness.ReadBacklogFull, 429, as memory_add is refused). Returns what the file holds."""
+    (a file cut short is refused), and room for them all in the project's cap on queued read work: a file
+    larger than the whole cap is refused at the line that passes it (fairness.LargerThanBacklog, 413: it never
+    fits), one that fits the cap but not beside what already waits as memory_add is refused
+    (fairness.ReadBacklogFull, 429: it fits once the workers have read). Returns what the file holds."""
     seen: set[bytes] = set()
     characters = 0
     for line in _item_lines(file):
@@ -61,6 +68,7 @@ def check_file(file: BinaryIO, *, project_id: int) -> FileSize:
         if len(seen) > IMPORT_MAX_ITEMS:
             raise fmt.InvalidImport(line.number, "items", f"a file holds at most {IMPORT_MAX_ITEMS:,} items",
                                     bound=IMPORT_MAX_ITEMS)
+        fairness.check_fits_cap(len(seen), characters)
     first = next(reader.lines(file))
     promised = reader.parsed(*first).get("items")
     if promised is not None and promised != len(seen):
@@ -72,34 +80,58 @@ def check_file(file: BinaryIO, *, project_id: int) -> FileSize:
 
 def store_file(*, memory: Memory, file: BinaryIO, size: FileSize, progress: Progress | None = None) -> dict:
     """The second pass, once check_file has passed the file (and measured its `size`): its items put
-    into the memory, IMPORT_BATCH to a transaction. Answers how many items, by memory_add's status, how
-    many versions and facts came with the added ones, and how many of those the secret gate redacted or left
-    out (secrets_caught); their read runs in the background.
+    into the memory, IMPORT_BATCH to a transaction. Answers how many items, by memory_add's status, each
+    item refused and each field redacted for a secret (by line and field: Caught), how many versions and
+    facts came with the added ones, and how many secrets the gate caught in all (secrets_caught: those
+    items and fields, and the versions and facts it redacted or left out); their read runs in the background.
 
     The end user may be made between the passes, so a refused file leaves no empty end user behind."""
     statuses, brought = Counter(), Counter()
+    caught = Caught()
     batch: list[fmt.ImportLine] = []
     done = 0
     for line in _item_lines(file):
         batch.append(line)
         if len(batch) == IMPORT_BATCH:
-            done += _store_batch(memory, batch, statuses, brought)
+            done += _store_batch(memory, batch, statuses, brought, caught)
             batch = []
             if progress:
                 progress(done, size.items)
     if batch:
-        done += _store_batch(memory, batch, statuses, brought)
+        done += _store_batch(memory, batch, statuses, brought, caught)
     if progress:
         progress(done, size.items)
     with memory.scoped():
         unread = memory.items().filter(read_at__isnull=True).count()
-    return {"items": size.items, "statuses": dict(statuses), "versions": brought["versions"], "facts": brought["facts"],
-            "secrets_caught": brought["secrets"], "unread_items": unread,
+    return {"items": size.items, "statuses": dict(statuses), "refused": caught.refused, "redacted": caught.redacted,
+            "versions": brought["versions"], "facts": brought["facts"],
+            "secrets_caught": len(caught.refused) + len(caught.redacted) + brought["secrets"], "unread_items": unread,
             "message": "Stored. The background read rebuilds passages, vectors and the index; memory_overview's "
                        "unread_items counts the items it has still to read."}
 
 
-def _store_batch(memory: Memory, batch: list[fmt.ImportLine], statuses: Counter, brought: Counter) -> int:
+@dataclass
+class Caught:
+    """Where the secret gate caught an item's secret, by its place in the file: each refused item, and each
+    field stored redacted, as {"line", "field", "secret"} (the field within the line, such as item.text),
+    never the secret."""
+
+    refused: list[dict] = field(default_factory=list)
+    redacted: list[dict] = field(default_factory=list)
+
+    def add(self, line: fmt.ImportLine, answer: dict) -> None:
+        """What store_items answered for this line's item: its field places are a memory_add call's."""
+        if answer["status"] == REFUSED:
+            self.refused.append(_in_file(line, answer))
+        self.redacted.extend(_in_file(line, found) for found in answer.get("redacted", ()))
+
+
+def _in_file(line: fmt.ImportLine, found: dict) -> dict:
+    return {"line": line.number, "field": CALL_PLACE.sub(LINE_PLACE, found["field"]), "secret": found["secret"]}
+
+
+def _store_batch(memory: Memory, batch: list[fmt.ImportLine], statuses: Counter, brought: Counter,
+                 caught: Caught) -> int:
     """One transaction: the batch's items stored as memory_add stores them (no more than a memory_add's
     worth of items per call, so each queued read is no bigger than an add's), then the versions and facts
     of the items it added."""
@@ -108,6 +140,8 @@ def _store_batch(memory: Memory, batch: list[fmt.ImportLine], statuses: Counter,
         for start in range(0, len(batch), ITEMS_MAX):
             answers += services.store_items(memory=memory, items=[line.item for line in batch[start:start + ITEMS_MAX]])
         statuses.update(answer["status"] for answer in answers)
+        for line, answer in zip(batch, answers):
+            caught.add(line, answer)
         added = {answer["id"] for answer in answers if answer["status"] == "added"}
         lines = [line for line in batch if line.id in added]
         if lines:

@@ -3,18 +3,21 @@
     python manage.py exportmemory PROJECT ACCOUNT [--out FILE]
 
 PROJECT is the project's slug, ACCOUNT the end user (the X-Twin-Account value). Writes to FILE (gzipped when
-its name ends in .gz) or to standard output; counts the items on standard error as it goes. The same
+its name ends in .gz) or to standard output, with a progress bar on standard error (the items counted by
+the first line, as importmemory draws it). The same
 export as POST /v1/memory/export: one snapshot, in bounded memory.
 """
 
 import gzip
+import json
 import sys
-from contextlib import nullcontext
+from contextlib import closing, nullcontext
 
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import Project
 from accounts.selectors import end_user_of_project
+from memory.management.progress import bar
 from memory.portability.export import export_lines
 from memory.selectors import Memory
 
@@ -45,11 +48,15 @@ class Command(BaseCommand):
         memory = memory_of(project, account)
         opener = gzip.open if out.endswith(GZIP_SUFFIX) else open
         target = opener(out, "wb") if out else nullcontext(sys.stdout.buffer)
-        written = -1  # the first line is the header
-        with target as file:
-            for chunk in export_lines(memory):
+        with target as file, closing(export_lines(memory)) as lines:
+            header = next(lines)  # the first line counts the items that follow: the bar's total
+            file.write(header)
+            total, written = json.loads(header)["items"], 0
+            self.stderr.write(bar(written, total, "exported"), ending="")
+            for chunk in lines:
                 file.write(chunk)
                 written += chunk.count(b"\n")
-                self.stderr.write(f"\rExported {max(written, 0):,} items", ending="")
-        self.stderr.write(f"\rExported {written:,} items of {account!r} in project {project}"
+                self.stderr.write(bar(written, total, "exported"), ending="")
+        self.stderr.write("")
+        self.stderr.write(f"Exported {written:,} items of {account!r} in project {project}"
                           f"{' to ' + out if out else ''}.")

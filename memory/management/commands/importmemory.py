@@ -14,11 +14,9 @@ from accounts.auth import parse_account
 from accounts.errors import ApiError
 from accounts.models import Project
 from accounts.services import end_user_get_or_create
+from memory.management.progress import bar
 from memory.portability import imports
 from memory.selectors import Memory
-
-BAR_WIDTH = 30  # characters of the progress bar
-
 
 class Command(BaseCommand):
     help = "Import an export file into one end user's memory."
@@ -29,9 +27,7 @@ class Command(BaseCommand):
         parser.add_argument("file", help="An export file, plain or gzipped")
 
     def _progress(self, done: int, total: int) -> None:
-        filled = BAR_WIDTH * done // total if total else BAR_WIDTH
-        self.stderr.write(f"\r[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done:,}/{total:,} items stored",
-                          ending="")
+        self.stderr.write(bar(done, total, "stored"), ending="")
 
     def handle(self, *args, project, account, file, **options):
         found = Project.objects.filter(slug=project).first()
