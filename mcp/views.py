@@ -14,6 +14,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from accounts.auth import context_from_request
 from accounts.errors import ApiError
+from memory.errors import INSUFFICIENT_SCOPE
 from memory.limits import JSON_DEPTH_MAX
 from memory.tools import mcp_tools
 from twin import json_limits
@@ -36,9 +37,9 @@ def _challenge(request, status: int, refusal: dict) -> str | None:
         return f'Bearer error="invalid_token", resource_metadata="{metadata}"'
     if status == HTTPStatus.UNAUTHORIZED:
         return f'Bearer resource_metadata="{metadata}"'
-    if status == HTTPStatus.FORBIDDEN and refusal.get("error") == "insufficient_scope":
+    if status == HTTPStatus.FORBIDDEN and refusal.get("error") == INSUFFICIENT_SCOPE:
         # The scope that was missing, so an OAuth client can step up to exactly that (MCP, RFC 6750 §3.1).
-        return f'Bearer error="insufficient_scope", scope="{refusal["scope"]}", resource_metadata="{metadata}"'
+        return f'Bearer error="{INSUFFICIENT_SCOPE}", scope="{refusal["scope"]}", resource_metadata="{metadata}"'
     return None
 
 

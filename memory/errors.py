@@ -6,6 +6,9 @@ from http import HTTPStatus
 from accounts.errors import ApiError
 from accounts.scopes import SCOPE_WRITE
 
+# The refusal's error code, also RFC 6750's: the same word in the body and in the WWW-Authenticate challenge.
+INSUFFICIENT_SCOPE = "insufficient_scope"
+
 
 class InvalidArguments(ApiError):
     """The arguments broke the tool's schema: names the field and the bound. HTTP 400, MCP -32602."""
@@ -24,7 +27,7 @@ class InsufficientScope(ApiError):
     """
 
     def __init__(self, tool_name: str):
-        super().__init__(HTTPStatus.FORBIDDEN, "insufficient_scope", f"{tool_name} saves to memory: it needs a read and write key "
+        super().__init__(HTTPStatus.FORBIDDEN, INSUFFICIENT_SCOPE, f"{tool_name} saves to memory: it needs a read and write key "
                          "or a Read and save connection.", scope=SCOPE_WRITE)
 
 
