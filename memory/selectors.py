@@ -276,8 +276,9 @@ class Memory:
 
 # ---- across end users: the read queue and the beat's upkeep --------------------------------------------
 # Row-level security shows no row outside a transaction's scope: a project's read queue reads in the
-# project's scope (every end user of it); the sweep and the backlog's size ask the SECURITY DEFINER functions
-# (memory/migrations/0008, 0011) that may look across projects, and learn ids and counts only.
+# project's scope (every end user of it); the sweep, the backlog's size and the memories' sizes ask the
+# SECURITY DEFINER functions (memory/migrations/0008, 0013) that may look across projects, and learn ids and
+# counts only.
 
 def unread_by_project(*, older_than: timedelta, limit: int) -> dict[int, int]:
     """project id -> how many of its items the read is behind on (never read, or edited since), among the
