@@ -9,9 +9,9 @@ processes share a database pool or a Redis connection.
 
 import os
 
-from twin import capacity
+from twin import capacity, process
 
-os.environ.setdefault("TWIN_PROCESS", "web")  # the process kind twin/settings.py reads: pooled, with timeouts
+os.environ.setdefault(process.ENVIRONMENT, process.WEB)  # the kind twin/settings.py reads: pooled, with timeouts
 
 wsgi_app = "twin.wsgi:application"
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"

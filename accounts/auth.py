@@ -7,6 +7,7 @@ Context, never the headers, so tenancy comes from the credential alone.
 """
 
 from dataclasses import dataclass
+from http import HTTPStatus
 
 from rest_framework.authentication import BaseAuthentication
 
@@ -68,7 +69,7 @@ class Context:
 
 
 def unauthorized(error: str, message: str) -> ApiError:
-    return ApiError(401, error, message)
+    return ApiError(HTTPStatus.UNAUTHORIZED, error, message)
 
 
 def bearer_token(request) -> str | None:
@@ -82,14 +83,14 @@ def bearer_token(request) -> str | None:
 def parse_account(value: str | None) -> str:
     """The X-Twin-Account value, checked: 1 to 128 letters, digits and _ - . : @."""
     if value is None or value == "":
-        raise ApiError(400, "missing_account", f"The {ACCOUNT_HEADER} header is required: it names the end user.")
+        raise ApiError(HTTPStatus.BAD_REQUEST, "missing_account", f"The {ACCOUNT_HEADER} header is required: it names the end user.")
     if len(value) > END_USER_ID_MAX:
         raise ApiError(
-            400, "invalid_account", f"{ACCOUNT_HEADER} is {len(value)} characters; at most {END_USER_ID_MAX}."
+            HTTPStatus.BAD_REQUEST, "invalid_account", f"{ACCOUNT_HEADER} is {len(value)} characters; at most {END_USER_ID_MAX}."
         )
     if not END_USER_ID_PATTERN.match(value):
         raise ApiError(
-            400,
+            HTTPStatus.BAD_REQUEST,
             "invalid_account",
             f"{ACCOUNT_HEADER} may hold only letters, digits and _ - . : @ (1 to {END_USER_ID_MAX} characters).",
         )

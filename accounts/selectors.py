@@ -6,7 +6,7 @@ simply not found.
 
 from datetime import timedelta
 
-from django.db.models import Count, F, QuerySet
+from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from .models import ApiKey, EndUser, Invitation, Membership, Project, Role, User
@@ -74,20 +74,16 @@ def api_key_of_project(*, project: Project, pk: int) -> ApiKey | None:
 
 
 def end_users_of_project(*, project: Project, search: str = "", limit: int = END_USERS_PAGE) -> list[EndUser]:
-    """The project's end users with their counts (items, passages) and last activity, most recent first.
+    """The project's end users by last activity, most recent first; each row carries `last_at`. How much
+    memory each holds is memory's to count (memory.selectors.sizes_of_end_users).
 
-    `search` matches part of the end user's id. Each row carries `items_n`, `passages_n` and `last_at`.
+    `search` matches part of the end user's id.
     """
     rows = EndUser.objects.filter(project=project)
     if search:
         rows = rows.filter(external_id__icontains=search.strip())
     out = list(rows.order_by(F("last_active_at").desc(nulls_last=True), "external_id")[:limit])
-    # Two narrow counts, not one join of items x passages (which multiplies rows for a large memory).
-    ids = [e.pk for e in out]
-    items = dict(EndUser.objects.filter(pk__in=ids).annotate(n=Count("items")).values_list("pk", "n"))
-    passages = dict(EndUser.objects.filter(pk__in=ids).annotate(n=Count("passages")).values_list("pk", "n"))
     for end_user in out:
-        end_user.items_n, end_user.passages_n = items.get(end_user.pk, 0), passages.get(end_user.pk, 0)
         end_user.last_at = end_user.last_active_at
     return out
 

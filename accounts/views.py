@@ -1,5 +1,7 @@
 """GET /v1/me and /healthz."""
 
+from http import HTTPStatus
+
 import redis
 from django.conf import settings
 from django.db import connection
@@ -47,4 +49,5 @@ def healthz(request):
     except Exception as exc:  # noqa: BLE001
         checks["redis"] = f"down: {exc.__class__.__name__}"
     ok = all(value == "ok" for value in checks.values())
-    return JsonResponse({"status": "ok" if ok else "down", **checks}, status=200 if ok else 503)
+    return JsonResponse({"status": "ok" if ok else "down", **checks},
+                        status=HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE)

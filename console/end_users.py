@@ -8,7 +8,6 @@ goes through memory's own functions on a Memory built from it: nothing here re-i
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Count, Max
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -16,8 +15,8 @@ from django.urls import reverse
 from accounts.selectors import end_user_count, end_user_of_project, end_users_of_project
 from memory.query import browse, history
 from memory.errors import CannotAnswer
-from memory.paths import passage_id, subject_path
-from memory.selectors import Memory, scoped
+from memory.paths import subject_path
+from memory.selectors import Memory, scoped, sizes_of_end_users
 from memory.services import memory_forget
 
 from .access import NOT_FOUND, project_for
@@ -36,8 +35,11 @@ def end_users(request, slug: str):
     """The project's end users with items, passages and last activity; `q` searches their ids."""
     project = project_for(request, slug, "view_end_users")
     query = request.GET.get("q", "").strip()[:SEARCH_MAX]
+    rows = end_users_of_project(project=project, search=query)
     with scoped(project.pk):  # their items and passages, counted
-        rows = end_users_of_project(project=project, search=query)
+        sizes = sizes_of_end_users(end_user_ids=[e.pk for e in rows])
+    for row in rows:
+        row.items_n, row.passages_n = sizes[row.pk]["items"], sizes[row.pk]["passages"]
     return render(request, "console/end_users.html", {
         "project": project, "rows": rows, "q": query, "total": end_user_count(project=project, search=query)})
 
@@ -75,14 +77,12 @@ def _crumbs(path: str) -> list[dict]:
 
 def _threads(memory: Memory, selected: str) -> dict:
     """The end user's threads, most recent first, and the passages of one (the chosen or the newest)."""
-    threads = list(memory.threads().annotate(passages_n=Count("passages"), last_at=Max("passages__at"))
-                   .filter(passages_n__gt=0).order_by("-last_at", "tid")[:THREADS_SHOWN])
+    threads = browse.threads_by_recency(memory=memory, limit=THREADS_SHOWN)
     current = next((t for t in threads if t.tid == selected), None) or (
-        memory.threads().filter(tid=selected).first() if selected else None) or (threads[0] if threads else None)
+        browse.thread_of(memory=memory, tid=selected) if selected else None) or (threads[0] if threads else None)
     passages = []
     if current is not None:
-        rows = memory.passages().filter(thread=current).order_by("seq")[:PASSAGES_SHOWN]
-        passages = [browse.passage_json(p) for p in rows]
+        passages = browse.thread_passages(memory=memory, thread=current, limit=PASSAGES_SHOWN)
     return {"threads": threads, "thread": current, "passages": passages}
 
 
@@ -143,12 +143,12 @@ def _forget(request, project, memory: Memory, account: str):
     back = reverse("console:end-user", kwargs={"slug": project.slug, "account": account})
     if request.method != "POST":
         item_id = request.GET.get("item", "")
-        item = memory.items().filter(external_id=item_id).first() if item_id else None
+        item = browse.item_of(memory=memory, item_id=item_id) if item_id else None
         if item_id and item is None:
             raise Http404(NOT_FOUND)
         return render(request, "console/end_user_forget.html", {
             "project": project, "end_user": memory.end_user, "item": item, "everything": item is None,
-            "passages": [passage_id(p.thread.tid, p.seq) for p in memory.passages().filter(item=item)] if item else [],
+            "passages": browse.passage_ids_of_item(memory=memory, item=item) if item else [],
             "counts": browse.memory_overview(memory=memory)["counts"], "back": back})
     form = ForgetForm(request.POST)
     if not form.is_valid():

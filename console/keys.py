@@ -1,6 +1,8 @@
 """API keys: the list (name, access, prefix, created by, created, last used), create (shown once, with a copy
 button, a curl line and MCP client snippets) and revoke with confirmation. Viewers neither see nor make keys."""
 
+from http import HTTPStatus
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
@@ -17,7 +19,7 @@ from .forms import KeyForm
 from .security import console_page
 
 
-def _page(request, project, *, form=None, status=200):
+def _page(request, project, *, form=None, status=HTTPStatus.OK):
     return render(request, "console/keys.html", {
         "project": project, "keys": api_keys_of_project(project=project), "form": form or KeyForm()}, status=status)
 
@@ -37,7 +39,7 @@ def create(request, slug: str):
     project = project_for(request, slug, "manage_keys")
     form = KeyForm(request.POST)
     if not form.is_valid():
-        return _page(request, project, form=form, status=400)
+        return _page(request, project, form=form, status=HTTPStatus.BAD_REQUEST)
     key, raw = api_key_create(project=project, access=form.cleaned_data["access"],
                               name=form.cleaned_data["name"].strip(), created_by=request.user)
     mcp_url = mcp_resource_url(request)

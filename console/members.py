@@ -1,6 +1,8 @@
 """Members and roles: the list (everyone in the project), invitations by email, role changes and removal
 (Owners and Admins; only an Owner touches the Owner role), and the invitation link itself."""
 
+from http import HTTPStatus
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
@@ -30,7 +32,7 @@ def _grantable_roles(actor_role: str) -> list[tuple[str, str]]:
             if value != Role.OWNER or can(actor_role, "manage_owners")]
 
 
-def _page(request, project, *, invite_form=None, status=200):
+def _page(request, project, *, invite_form=None, status=HTTPStatus.OK):
     actor = project.role
     rows = []
     for membership in members_of_project(project=project):
@@ -69,7 +71,7 @@ def invite(request, slug: str):
             messages.success(request, f"Invited {invitation.email} as {invitation.get_role_display()}: "
                                       f"the link is on its way.")
             return redirect("console:members", slug=project.slug)
-    return _page(request, project, invite_form=form, status=400)
+    return _page(request, project, invite_form=form, status=HTTPStatus.BAD_REQUEST)
 
 
 def _member(project, pk: int):

@@ -18,6 +18,7 @@ import json
 import logging
 import re
 import shlex
+from http import HTTPStatus
 
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
@@ -301,7 +302,8 @@ def run(request, slug: str):
     end_user = request.POST.get("end_user", "").strip()
     if tool is None:
         fallback = offered.get(DEFAULT_TOOL) or next(iter(offered.values()))
-        return _render(request, project, tool=fallback, end_user=end_user, fields=form_fields(fallback), status=400,
+        return _render(request, project, tool=fallback, end_user=end_user, fields=form_fields(fallback),
+                       status=HTTPStatus.BAD_REQUEST,
                        problem=f"No tool named {name!r}: choose one of {', '.join(offered)}.")
     arguments, errors, rows, texts = arguments_from(tool, request.POST)
     try:

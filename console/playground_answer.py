@@ -9,6 +9,8 @@ from django.urls import reverse
 
 from accounts.selectors import end_user_of_project
 
+THREAD_SHOWN = 10  # characters of a thread id in a link's text ("th_" and 7 hex): enough to tell threads apart
+
 
 def when(value) -> str:
     """An ISO time as people read it: the day alone at midnight UTC, else the day and the minute."""
@@ -33,7 +35,7 @@ def memory_url(project, account: str, path: str) -> str:
 def _short(path) -> str:
     """A passage path as a link's text: its thread's first characters and the passage (the title has it all)."""
     parts = (path or "").removesuffix(".md").split("/")
-    return f"{parts[-2][:10]}…/{parts[-1]}" if len(parts) >= 2 and parts[-2].startswith("th_") else (path or "")
+    return f"{parts[-2][:THREAD_SHOWN]}…/{parts[-1]}" if len(parts) >= 2 and parts[-2].startswith("th_") else (path or "")
 
 
 def readable(answer: dict, *, link) -> dict:

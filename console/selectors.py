@@ -1,22 +1,16 @@
-"""Reads for the console's Usage page: the project's recorded usage (memory.models.UsageDay, RecentError,
-written by memory/usage.py), always filtered by the project."""
+"""Reads for the console's Usage page: the project's recorded usage, read through memory/usage.py (the usage
+tables' one home, always filtered by the project), with each credential's label and the page's shape."""
 
 from datetime import timedelta
 
-from django.db.models import Sum
 from django.utils import timezone
 
 from accounts.models import ApiKey, Connection, Project
-from memory.models import RecentError, UsageDay
-from memory.usage import THROTTLED_TOOL
+from memory.models import RecentError
+from memory.usage import USAGE_TOTALS, recent_errors_of, usage_totals
 
 USAGE_DAYS = (7, 30, 90)
 ERRORS_SHOWN = 50
-TOTALS = ("requests", "errors", "items_added", "model_calls", "throttled", "duplicates_caught", "secrets_caught")
-
-
-def _sums(rows, *group):
-    return list(rows.values(*group).annotate(**{name: Sum(name) for name in TOTALS}).order_by(*group))
 
 
 def credential_labels(*, project: Project) -> dict[str, str]:
@@ -34,36 +28,34 @@ def usage_of_project(*, project: Project, days: int) -> dict:
     """Per day, per tool, per credential and per MCP protocol revision: requests, errors, items added, model
     calls, calls throttled (429 over the rate limit, counted under no tool); and the totals."""
     since = timezone.now().date() - timedelta(days=days - 1)
-    rows = UsageDay.objects.filter(project=project, day__gte=since)
+    sums = usage_totals(project_id=project.pk, since=since)
     labels = credential_labels(project=project)
-    by_day = {r["day"]: r for r in _sums(rows, "day")}
+    by_day = {r["day"]: r for r in sums["by_day"]}
     daily = []
     for offset in range(days):
         day = since + timedelta(days=offset)
-        daily.append(by_day.get(day, {"day": day, **{name: 0 for name in TOTALS}}))
-    by_key = _sums(rows, "credential")
+        daily.append(by_day.get(day, {"day": day, **{name: 0 for name in USAGE_TOTALS}}))
+    by_key = sums["by_credential"]
     for row in by_key:
         row["label"] = labels.get(row["credential"], row["credential"])
-    totals = rows.aggregate(**{name: Sum(name) for name in TOTALS})
     peak = max((d["requests"] for d in daily), default=0) or 1
     for d in daily:
         d["percent"] = round(100 * d["requests"] / peak)
     return {
         "since": since, "daily": list(reversed(daily)),
-        "by_tool": sorted(_sums(rows.exclude(tool=THROTTLED_TOOL), "tool"), key=lambda r: -r["requests"]),
+        "by_tool": sorted(sums["by_tool"], key=lambda r: -r["requests"]),
         "by_key": sorted(by_key, key=lambda r: -r["requests"]),
-        "by_surface": sorted(_sums(rows, "surface"), key=lambda r: -r["requests"]),
+        "by_surface": sorted(sums["by_surface"], key=lambda r: -r["requests"]),
         # MCP calls by the protocol revision they spoke, newest revision first ("" is every call off MCP).
-        "by_revision": sorted(_sums(rows.exclude(revision=""), "revision"), key=lambda r: r["revision"],
-                              reverse=True),
-        "totals": {name: totals[name] or 0 for name in TOTALS},
+        "by_revision": sorted(sums["by_revision"], key=lambda r: r["revision"], reverse=True),
+        "totals": sums["totals"],
     }
 
 
 def recent_errors(*, project: Project, limit: int = ERRORS_SHOWN) -> list[RecentError]:
     """The project's last errors, newest first, each with a readable credential label."""
     labels = credential_labels(project=project)
-    errors = list(RecentError.objects.filter(project=project).order_by("-at", "-pk")[:limit])
+    errors = recent_errors_of(project_id=project.pk, limit=limit)
     for error in errors:
         error.label = labels.get(error.credential, error.credential)
     return errors

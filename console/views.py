@@ -6,6 +6,7 @@ and not-allowed alike) and call accounts' selectors and services.
 """
 
 import math
+from http import HTTPStatus
 
 from django.conf import settings
 from django.contrib import messages
@@ -84,7 +85,7 @@ class LoginView(auth_views.LoginView):
         minutes = math.ceil(wait / SECONDS_PER_MINUTE)
         refused = (f"Too many failed attempts for this account or from this address: try again in {minutes} "
                    f"minute{'s' if minutes != 1 else ''}, or reset your password.")
-        response = self.render_to_response(self.get_context_data(form=form, refused=refused), status=429)
+        response = self.render_to_response(self.get_context_data(form=form, refused=refused), status=HTTPStatus.TOO_MANY_REQUESTS)
         response["Retry-After"] = str(wait)
         return response
 
@@ -174,7 +175,7 @@ def project_new(request):
     form = ProjectForm(request.POST)
     if not form.is_valid():
         return render(request, "console/projects.html", {
-            "memberships": memberships_of_user(user=request.user), "form": form}, status=400)
+            "memberships": memberships_of_user(user=request.user), "form": form}, status=HTTPStatus.BAD_REQUEST)
     project = project_create(name=form.cleaned_data["name"].strip(), owner=request.user)
     messages.success(request, f"Created {project.name}.")
     return redirect("console:project", slug=project.slug)
@@ -190,7 +191,7 @@ def project_overview(request, slug: str):
 
 
 def _settings_page(request, project, *, rename_form=None, limits_form=None, secrets_form=None, delete_form=None,
-                   status=200):
+                   status=HTTPStatus.OK):
     limits = limits_of(project)
     return render(request, "console/project_settings.html", {
         "project": project, "rename_form": rename_form or ProjectForm(initial={"name": project.name}),
@@ -218,7 +219,7 @@ def project_limits(request, slug: str):
     project = project_for(request, slug, "manage_limits")
     form = RateLimitsForm(request.POST)
     if not form.is_valid():
-        return _settings_page(request, project, limits_form=form, status=400)
+        return _settings_page(request, project, limits_form=form, status=HTTPStatus.BAD_REQUEST)
     project_set_rate_limits(project=project, per_credential=form.cleaned_data["per_credential"],
                             per_end_user=form.cleaned_data["per_end_user"])
     limits = limits_of(project)
@@ -235,7 +236,7 @@ def project_secrets(request, slug: str):
     project = project_for(request, slug, "set_secret_policy")
     form = SecretPolicyForm(request.POST)
     if not form.is_valid():
-        return _settings_page(request, project, secrets_form=form, status=400)
+        return _settings_page(request, project, secrets_form=form, status=HTTPStatus.BAD_REQUEST)
     project_set_secret_policy(project=project, policy=form.cleaned_data["policy"])
     messages.success(request, f"Items holding a secret: {project.get_secret_policy_display().lower()}.")
     return redirect("console:project-settings", slug=project.slug)
@@ -248,12 +249,12 @@ def project_rename(request, slug: str):
     project = project_for(request, slug, "rename_project")
     form = ProjectForm(request.POST)
     if not form.is_valid():
-        return _settings_page(request, project, rename_form=form, status=400)
+        return _settings_page(request, project, rename_form=form, status=HTTPStatus.BAD_REQUEST)
     try:
         rename(project=project, name=form.cleaned_data["name"])
     except AccountsError as refused:
         form.add_error("name", str(refused))
-        return _settings_page(request, project, rename_form=form, status=400)
+        return _settings_page(request, project, rename_form=form, status=HTTPStatus.BAD_REQUEST)
     messages.success(request, f"Renamed the project to {project.name}.")
     return redirect("console:project-settings", slug=project.slug)
 
@@ -275,7 +276,7 @@ def project_delete(request, slug: str):
             request.session.pop(LAST_PROJECT, None)
             messages.success(request, f"Deleted {project.name} and everything in it.")
             return redirect("console:projects")
-    return _settings_page(request, project, delete_form=form, status=400)
+    return _settings_page(request, project, delete_form=form, status=HTTPStatus.BAD_REQUEST)
 
 
 # --- MCP ------------------------------------------------------------------------------------------------

@@ -9,6 +9,8 @@
 The authorize endpoint is the consent card (console.consent); token and revoke are the toolkit's views.
 """
 
+from http import HTTPStatus
+
 from django.conf import settings
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -20,6 +22,8 @@ from accounts import throttle
 from accounts.registration import REGISTRATION_BODY_MAX, RegistrationError, oauth_client_register
 from accounts.resource import mcp_resource_url
 from twin import json_limits
+
+REGISTRATION_WINDOW_SECONDS = 60  # the window OAUTH_REGISTRATIONS_PER_MINUTE counts in: a minute
 
 __all__ = ["OAuthServerMetadataView", "ProtectedResourceMetadataView", "TokenView", "register"]
 
@@ -54,29 +58,29 @@ def _oauth_error(status: int, error: str, description: str, **extra) -> JsonResp
 def register(request):
     """POST /oauth/register: RFC 7591 dynamic client registration, for public and confidential clients."""
     retry_after = throttle.attempt("oauth-register", throttle.client_address(request),
-                                   settings.OAUTH_REGISTRATIONS_PER_MINUTE, 60)
+                                   settings.OAUTH_REGISTRATIONS_PER_MINUTE, REGISTRATION_WINDOW_SECONDS)
     if retry_after is not None:
-        response = _oauth_error(429, "too_many_requests", "Too many registrations from this address; retry later.")
+        response = _oauth_error(HTTPStatus.TOO_MANY_REQUESTS, "too_many_requests", "Too many registrations from this address; retry later.")
         response["Retry-After"] = str(retry_after)
         return response
     size = int(request.META.get("CONTENT_LENGTH") or 0)  # checked before the body is read (a number: middleware)
     if size <= REGISTRATION_BODY_MAX:
         size = len(request.body)
     if size > REGISTRATION_BODY_MAX:
-        return _oauth_error(413, "invalid_client_metadata",
+        return _oauth_error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "invalid_client_metadata",
                             f"The registration is {size} bytes; at most {REGISTRATION_BODY_MAX}.")
     try:
         metadata = json_limits.loads(request.body)
     except json_limits.InvalidJson as bad:
-        return _oauth_error(400, "invalid_client_metadata", f"The body must be JSON. {bad}", field="body")
+        return _oauth_error(HTTPStatus.BAD_REQUEST, "invalid_client_metadata", f"The body must be JSON. {bad}", field="body")
     unreadable = json_limits.lone_surrogate_at(metadata)
     if unreadable:
-        return _oauth_error(400, "invalid_client_metadata", f"{unreadable}: not valid Unicode (a lone surrogate).",
+        return _oauth_error(HTTPStatus.BAD_REQUEST, "invalid_client_metadata", f"{unreadable}: not valid Unicode (a lone surrogate).",
                             field=unreadable)
     try:
         registration = oauth_client_register(metadata=metadata)
     except RegistrationError as refused:
-        return _oauth_error(400, refused.error, refused.description)
-    response = JsonResponse(registration, status=201)
+        return _oauth_error(HTTPStatus.BAD_REQUEST, refused.error, refused.description)
+    response = JsonResponse(registration, status=HTTPStatus.CREATED)
     response["Cache-Control"] = "no-store"
     return response

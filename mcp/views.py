@@ -14,6 +14,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from accounts.auth import context_from_request
 from accounts.errors import ApiError
+from memory.errors import INSUFFICIENT_SCOPE
 from memory.limits import JSON_DEPTH_MAX
 from memory.tools import mcp_tools
 from twin import json_limits
@@ -36,9 +37,9 @@ def _challenge(request, status: int, refusal: dict) -> str | None:
         return f'Bearer error="invalid_token", resource_metadata="{metadata}"'
     if status == HTTPStatus.UNAUTHORIZED:
         return f'Bearer resource_metadata="{metadata}"'
-    if status == HTTPStatus.FORBIDDEN and refusal.get("error") == "insufficient_scope":
+    if status == HTTPStatus.FORBIDDEN and refusal.get("error") == INSUFFICIENT_SCOPE:
         # The scope that was missing, so an OAuth client can step up to exactly that (MCP, RFC 6750 §3.1).
-        return f'Bearer error="insufficient_scope", scope="{refusal["scope"]}", resource_metadata="{metadata}"'
+        return f'Bearer error="{INSUFFICIENT_SCOPE}", scope="{refusal["scope"]}", resource_metadata="{metadata}"'
     return None
 
 
@@ -77,11 +78,11 @@ def _foreign_origin(request) -> bool:
 def mcp_endpoint(request):
     """One JSON-RPC message in, its answer out, with the status and headers the wire document gives it."""
     if request.method != "POST":
-        response = _rpc_error(request, 405, protocol.INVALID_REQUEST, "Only POST: this server opens no SSE stream.")
+        response = _rpc_error(request, HTTPStatus.METHOD_NOT_ALLOWED, protocol.INVALID_REQUEST, "Only POST: this server opens no SSE stream.")
         response["Allow"] = "POST"
         return response
     if _foreign_origin(request):
-        return _rpc_error(request, 403, protocol.INVALID_REQUEST, "The Origin header names another host.")
+        return _rpc_error(request, HTTPStatus.FORBIDDEN, protocol.INVALID_REQUEST, "The Origin header names another host.")
     try:
         context = context_from_request(request)
     except ApiError as error:
@@ -96,11 +97,11 @@ def mcp_endpoint(request):
     try:
         message = json_limits.loads(request.body)
     except json_limits.InvalidJson as bad:
-        return _rpc_error(request, 400, protocol.PARSE_ERROR, f"The body is not JSON this server reads. {bad}",
+        return _rpc_error(request, HTTPStatus.BAD_REQUEST, protocol.PARSE_ERROR, f"The body is not JSON this server reads. {bad}",
                           data={"error": "invalid_json", "field": "body", "bound": JSON_DEPTH_MAX})
     if isinstance(message, list):
-        return _rpc_error(request, 400, protocol.INVALID_REQUEST, "Batches are not accepted: one message a request.")
+        return _rpc_error(request, HTTPStatus.BAD_REQUEST, protocol.INVALID_REQUEST, "Batches are not accepted: one message a request.")
     reply = protocol.dispatch(protocol.Session(context=context, tools=mcp_tools(context)), message, request.headers)
     if reply.response is None:
-        return HttpResponse(status=202, content_type="application/json")
+        return HttpResponse(status=HTTPStatus.ACCEPTED, content_type="application/json")
     return _send(request, reply)

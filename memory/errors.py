@@ -1,15 +1,20 @@
 """The ways a tool call ends short of an answer: refused (bad arguments, insufficient scope), or run and
 unable to answer. tools.call turns each into an `Outcome` (memory/outcome.py)."""
 
+from http import HTTPStatus
+
 from accounts.errors import ApiError
 from accounts.scopes import SCOPE_WRITE
+
+# The refusal's error code, also RFC 6750's: the same word in the body and in the WWW-Authenticate challenge.
+INSUFFICIENT_SCOPE = "insufficient_scope"
 
 
 class InvalidArguments(ApiError):
     """The arguments broke the tool's schema: names the field and the bound. HTTP 400, MCP -32602."""
 
     def __init__(self, message: str, *, field: str, errors: list[dict] | None = None, **details):
-        super().__init__(400, "invalid_arguments", message, field=field, **details)
+        super().__init__(HTTPStatus.BAD_REQUEST, "invalid_arguments", message, field=field, **details)
         if errors and len(errors) > 1:
             self.details["errors"] = errors
 
@@ -22,7 +27,7 @@ class InsufficientScope(ApiError):
     """
 
     def __init__(self, tool_name: str):
-        super().__init__(403, "insufficient_scope", f"{tool_name} saves to memory: it needs a read and write key "
+        super().__init__(HTTPStatus.FORBIDDEN, INSUFFICIENT_SCOPE, f"{tool_name} saves to memory: it needs a read and write key "
                          "or a Read and save connection.", scope=SCOPE_WRITE)
 
 
@@ -33,4 +38,4 @@ class CannotAnswer(ApiError):
     """
 
     def __init__(self, error: str, message: str, **details):
-        super().__init__(404, error, message, **details)
+        super().__init__(HTTPStatus.NOT_FOUND, error, message, **details)

@@ -24,6 +24,7 @@ import contextlib
 import logging
 import threading
 import uuid
+from http import HTTPStatus
 
 import redis
 from django.conf import settings
@@ -64,7 +65,7 @@ class ReadBacklogFull(ApiError):
 
     def __init__(self, items: int, characters: int):
         super().__init__(
-            429, "read_backlog_full",
+            HTTPStatus.TOO_MANY_REQUESTS, "read_backlog_full",
             f"This project already has {items:,} items ({characters:,} characters) waiting to be read, and at "
             f"most {settings.READ_BACKLOG_ITEMS:,} items and {settings.READ_BACKLOG_CHARACTERS:,} characters may "
             f"wait. Nothing was stored: try again in {BACKLOG_RETRY_SECONDS} s.",

@@ -11,7 +11,7 @@ from pgvector.django import HalfVectorField, HnswIndex
 from accounts.models import EndUser
 
 from .embeddings import DIMENSIONS
-from .limits import ITEM_FIELD_MAX, ITEM_ID_MAX
+from .limits import HNSW_BUILD_CANDIDATES, HNSW_LINKS, ITEM_FIELD_MAX, ITEM_ID_MAX
 
 
 @models.CharField.register_lookup
@@ -168,8 +168,8 @@ class Passage(models.Model):
             HnswIndex(
                 name="passage_embedding",
                 fields=["embedding"],
-                m=16,
-                ef_construction=64,
+                m=HNSW_LINKS,
+                ef_construction=HNSW_BUILD_CANDIDATES,
                 opclasses=["halfvec_cosine_ops"],
             ),
         ]

@@ -6,9 +6,9 @@ a Memory and read through it: its querysets are already scoped to the end user (
 the SQL search ranks with runs here, scoped the same way. No other module names a memory model's manager to
 read, or runs SQL on an end user's rows.
 
-A few reads span end users, at the end: a project's read queue (next_to_read, waiting_to_read, in the
-project's scope), and for the beat's upkeep the sweep (unread_by_project), the read backlog's size and the
-own indexes (end_users_with_passages).
+A few reads span end users, at the end: a project's read queue (next_to_read, waiting_to_read) and the
+console's counts per end user (sizes_of_end_users), in the project's scope, and for the beat's upkeep the
+sweep (unread_by_project), the read backlog's size and the own indexes (end_users_with_passages).
 """
 
 import contextlib
@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 from django.db import connection
-from django.db.models import F, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 from pgvector import Vector
 
@@ -276,8 +276,9 @@ class Memory:
 
 # ---- across end users: the read queue and the beat's upkeep --------------------------------------------
 # Row-level security shows no row outside a transaction's scope: a project's read queue reads in the
-# project's scope (every end user of it); the sweep and the backlog's size ask the SECURITY DEFINER functions
-# (memory/migrations/0008, 0011) that may look across projects, and learn ids and counts only.
+# project's scope (every end user of it); the sweep, the backlog's size and the memories' sizes ask the
+# SECURITY DEFINER functions (memory/migrations/0008, 0013) that may look across projects, and learn ids and
+# counts only.
 
 def unread_by_project(*, older_than: timedelta, limit: int) -> dict[int, int]:
     """project id -> how many of its items the read is behind on (never read, or edited since), among the
@@ -327,6 +328,17 @@ def next_to_read(*, leave_out: set[int], items: int, characters: int) -> dict[in
 def waiting_to_read(*, leave_out: set[int]) -> bool:
     """In a project's scope: whether any unread item (but those `leave_out` and failed ones) is left."""
     return _waiting(leave_out).exists()
+
+
+def sizes_of_end_users(*, end_user_ids: list[int]) -> dict[int, dict[str, int]]:
+    """In a project's scope: end user id -> how many items and passages their memory holds, for each of
+    `end_user_ids` (0 and 0 for one with no memory yet): the console's list of end users."""
+    # Two narrow counts, not one join of items x passages (which multiplies rows for a large memory).
+    items = dict(Item.objects.filter(end_user_id__in=end_user_ids).values("end_user_id")
+                 .annotate(n=Count("id")).values_list("end_user_id", "n"))
+    passages = dict(Passage.objects.filter(end_user_id__in=end_user_ids).values("end_user_id")
+                    .annotate(n=Count("id")).values_list("end_user_id", "n"))
+    return {pk: {"items": items.get(pk, 0), "passages": passages.get(pk, 0)} for pk in end_user_ids}
 
 
 def end_users_with_passages(*, at_least: int, among: set[int] | None = None) -> list[int]:

@@ -1,7 +1,11 @@
 """Counting what callers do, per project and day (tool, credential, surface, and the MCP protocol revision a call
 spoke), and keeping their last errors: what the console's Usage page shows. Recorded by tools.call, the one
 path every surface takes; the revision is set around the call by mcp/ (`speaking`), which alone knows it. Calls
-the rate limiter refused before any tool are counted apart, as throttled (accounts.ratelimit.throttled)."""
+the rate limiter refused before any tool are counted apart, as throttled (accounts.ratelimit.throttled).
+
+The usage tables' one home: every write and read of UsageDay and RecentError is here (the console's Usage
+page reads through usage_totals and recent_errors_of), each in the project's scope (their policy is on the
+project alone)."""
 
 import contextlib
 import contextvars
@@ -10,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from django.db import DatabaseError, connection, transaction
+from django.db.models import QuerySet, Sum
 from django.dispatch import receiver
 from django.utils import timezone
 
@@ -17,10 +22,15 @@ from accounts.auth import Context
 from accounts.ratelimit import throttled
 
 from .answers import ADDED, DUPLICATE, REFUSED
-from .models import RecentError
+from .models import RecentError, UsageDay
 from .selectors import scoped
 
-RECENT_ERRORS = 100
+RECENT_ERRORS = 100  # errors a project keeps (about): the Usage page shows the newest of them
+MESSAGE_KEPT_MAX = 2_000  # characters of an error's message kept: enough to read it, bounded in the table
+TRIM_EVERY = 20  # one error in this many trims the project's list to RECENT_ERRORS: a delete now and then
+# What the usage rows count, summed on the Usage page.
+USAGE_TOTALS = ("requests", "errors", "items_added", "model_calls", "throttled", "duplicates_caught",
+                "secrets_caught")
 log = logging.getLogger(__name__)
 
 
@@ -135,8 +145,8 @@ def record(context: Context, tool: str, surface: str, tally: Tally, *, items_add
                    models=tally.model_calls, duplicates=duplicates_caught, secrets=secrets_caught)
             if error is not None:
                 kept = RecentError.objects.create(project=context.project, tool=tool, credential=label,
-                                                  surface=surface, error=error, message=message[:2000])
-                if kept.pk % 20 == 0:  # now and then, drop all but the newest
+                                                  surface=surface, error=error, message=message[:MESSAGE_KEPT_MAX])
+                if kept.pk % TRIM_EVERY == 0:  # now and then, drop all but the newest
                     stale = RecentError.objects.filter(project=context.project).order_by("-at")[RECENT_ERRORS:]
                     RecentError.objects.filter(pk__in=list(stale.values_list("pk", flat=True))).delete()
     except Exception:  # noqa: BLE001
@@ -178,3 +188,28 @@ def forget_errors_naming(*, project_id: int, ids: list[str]) -> int:
     if naming:
         RecentError.objects.filter(pk__in=naming).delete()
     return len(naming)
+
+
+# ---- reads: the console's Usage page, in the project's scope ----------------------------------------------
+
+def _sums(rows: QuerySet[UsageDay], *group: str) -> list[dict]:
+    return list(rows.values(*group).annotate(**{name: Sum(name) for name in USAGE_TOTALS}).order_by(*group))
+
+
+def usage_totals(*, project_id: int, since) -> dict:
+    """The project's counts from the day `since` on, summed: by day, tool (throttled calls left out),
+    credential, surface and MCP protocol revision (calls off MCP left out), each a list of rows in the
+    group's order carrying USAGE_TOTALS; and `totals`, each total 0 when nothing was counted."""
+    rows = UsageDay.objects.filter(project_id=project_id, day__gte=since)
+    totals = rows.aggregate(**{name: Sum(name) for name in USAGE_TOTALS})
+    return {
+        "by_day": _sums(rows, "day"), "by_tool": _sums(rows.exclude(tool=THROTTLED_TOOL), "tool"),
+        "by_credential": _sums(rows, "credential"), "by_surface": _sums(rows, "surface"),
+        "by_revision": _sums(rows.exclude(revision=""), "revision"),
+        "totals": {name: totals[name] or 0 for name in USAGE_TOTALS},
+    }
+
+
+def recent_errors_of(*, project_id: int, limit: int) -> list[RecentError]:
+    """The project's last `limit` errors, newest first."""
+    return list(RecentError.objects.filter(project_id=project_id).order_by("-at", "-pk")[:limit])

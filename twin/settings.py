@@ -9,7 +9,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from accounts.scopes import DEFAULT_SCOPES, SCOPES
 
-from . import capacity
+from . import capacity, process
 from .database import databases
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -18,10 +18,11 @@ VAR_DIR = Path(os.environ.get("TWIN_VAR_DIR", BASE_DIR / "var"))
 # What this process is, named by whoever starts it (TWIN_PROCESS) and read here once: the web server, a
 # Celery worker, a management command, or the local stdio MCP server. What differs by kind is decided in
 # these settings from PROCESS_KIND; no module reconfigures another at run time.
-PROCESS_KINDS = ("web", "worker", "command", "stdio")
-PROCESS_KIND = os.environ.get("TWIN_PROCESS", "web")
+PROCESS_KINDS = process.KINDS
+PROCESS_KIND = os.environ.get(process.ENVIRONMENT, process.DEFAULT)
 if PROCESS_KIND not in PROCESS_KINDS:
-    raise ImproperlyConfigured(f"TWIN_PROCESS is {PROCESS_KIND!r}; it must be one of {', '.join(PROCESS_KINDS)}.")
+    raise ImproperlyConfigured(f"{process.ENVIRONMENT} is {PROCESS_KIND!r}; "
+                               f"it must be one of {', '.join(PROCESS_KINDS)}.")
 
 
 def env_bool(name: str, default: bool = False) -> bool:
@@ -195,10 +196,10 @@ CELERY_WORKER_CONCURRENCY = capacity.WORKER_CONCURRENCY  # prefork children (twi
 # Elsewhere the broker is retried as Celery does by default.
 BROKER_CONNECT_SECONDS_WEB = 0.1  # a broker on the network accepts within a millisecond or two
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 600, "socket_connect_timeout": CELERY_BROKER_CONNECTION_TIMEOUT}
-if PROCESS_KIND == "web":
+if PROCESS_KIND == process.WEB:
     CELERY_BROKER_TRANSPORT_OPTIONS.update(max_retries=0, socket_connect_timeout=BROKER_CONNECT_SECONDS_WEB)
 # The stdio server reads what it saves itself, in its own process, so it works with no worker running.
-CELERY_TASK_ALWAYS_EAGER = PROCESS_KIND == "stdio" or env_bool("CELERY_TASK_ALWAYS_EAGER")
+CELERY_TASK_ALWAYS_EAGER = PROCESS_KIND == process.STDIO or env_bool("CELERY_TASK_ALWAYS_EAGER")
 # The sweep re-queues items whose read was lost (broker or worker down); tend-own-indexes gives big memories
 # their own search indexes (memory/read/own_indexes.py). `celery -A twin worker -B` runs both.
 CELERY_BEAT_SCHEDULE = {

@@ -31,6 +31,13 @@ BIAS = -2.084
 # `top` was fitted on search scores whose weights summed to 16.125; bench/tune.py refits search's weights, so
 # the top score is read on that scale whatever their sum (ranking does not depend on it, `enough` does).
 TOP_SCALE = 16.125
+STEM_MIN = 4  # an action's stem shorter than this ("pr", "ci") would match too many of a question's words
+NAME_PART_MIN = 3  # a part of a person's name this long counts as naming them ("Al" of "Al Jones" does not)
+LINE_CHARS = 80  # of an undated passage's text, standing in for a record's line
+UNDATED_HITS = 2  # with no dated record, the top passages stand in: two, what "which came first" compares
+COUNT_CITES = 5  # a count cites its latest events, this many: enough to check it, short enough to read
+# z beyond this is 0 or 1 to 13 digits, and math.exp overflows far past it (~709): clamped, never raises.
+LOGIT_BOUND = 30.0
 _WORD = re.compile(r"[\w'-]+")
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\b")
 HOW_LONG = re.compile(r"\b(how long|how many (?:days|weeks|months|years)|when|ago|since|last time)\b", re.I)
@@ -81,7 +88,7 @@ def _named_actions(question: str, actions: set[str]) -> list[str]:
     named = []
     for action in sorted(actions, key=len):
         stem = action.split("_")[0]
-        if len(stem) >= 4 and any(w.startswith(stem[:max(4, len(stem) - 1)]) for w in words):
+        if len(stem) >= STEM_MIN and any(w.startswith(stem[:max(STEM_MIN, len(stem) - 1)]) for w in words):
             if not any(a.split("_")[0] == stem for a in named):
                 named.append(action)
     return named
@@ -113,7 +120,7 @@ def work_out(memory: Memory, kept: Kept) -> list[dict]:
     q, moment = kept.question, kept.as_of or timezone.now()
     lines: list[dict] = []
     dated = [r for r in kept.records if r.get("at")] or [
-        {"at": iso(p.at), "passage_id": p.passage_id, "line": p.text[:80]} for _, p in kept.hits[:2]]
+        {"at": iso(p.at), "passage_id": p.passage_id, "line": p.text[:LINE_CHARS]} for _, p in kept.hits[:UNDATED_HITS]]
     named = _named_actions(q, {r["action"] for r in dated if r.get("action")})
     if HOW_LONG.search(q) and dated:
         r = next((r for r in dated if r.get("action") in named), dated[0])
@@ -121,17 +128,18 @@ def work_out(memory: Memory, kept: Kept) -> list[dict]:
         lines.append({"kind": "days_before", "value": days, "inputs": [{"at": r["at"], "passage_id": r["passage_id"]}],
                       "as_of": _day(moment), "line": f"{r['line']}: {days} days before {_day(moment)}"})
     if HOW_MANY.search(q):
-        people = [name for name in authors(memory) if any(part in q for part in name.split() if len(part) > 2)]
+        people = [name for name in authors(memory)
+                  if any(part in q for part in name.split() if len(part) >= NAME_PART_MIN)]
         everything = events(memory, before=kept.as_of)
         for action in _named_actions(q, {e.action for e in everything} - {CHAT}):
             found = [e for e in everything if e.action == action and (not people or e.author in people)]
-            cites = passages_of(memory, [e.pk for e in found[-5:]])
+            cites = passages_of(memory, [e.pk for e in found[-COUNT_CITES:]])
             who = f" by {' or '.join(people)}" if people else ""
             span = f", first {_day(found[0].at)}, last {_day(found[-1].at)}" if found else ""
             lines.append({"kind": "count", "value": len(found), "action": action, "who": people,
                           "before": _day(moment),
                           "inputs": [{"at": iso(e.at), "passage_id": cites[e.pk].passage_id}
-                                     for e in found[-5:] if e.pk in cites],
+                                     for e in found[-COUNT_CITES:] if e.pk in cites],
                           "line": f"{len(found)} {action} events{who} before {_day(moment)}{span}"})
     pair = _two_things(q, dated)
     if WHICH_FIRST.search(q) and pair:
@@ -158,7 +166,7 @@ def features(memory: Memory, kept: Kept) -> dict[str, float]:
     # The question names a person: do that person's own passages hold the rest of its words?
     names = {m.group(0).casefold() for m in _NAME.finditer(kept.question)}
     people = {a.casefold() for a in authors(memory) if a.casefold() in names
-              or any(part.casefold() in names for part in a.split() if len(part) > 2)}
+              or any(part.casefold() in names for part in a.split() if len(part) >= NAME_PART_MIN)}
     name_terms = set(retrieval.query_terms(" ".join(people))) if people else set()
     rest = terms - name_terms
     own = [set(lexemes.get(p.pk) or ()) & rest for _, p in hits if p.author.casefold() in people]
@@ -174,7 +182,7 @@ def features(memory: Memory, kept: Kept) -> dict[str, float]:
 def enough(values: dict[str, float]) -> float:
     """The estimate, 0 to 1, that memory holds the answer: the fitted logistic function of the features."""
     z = BIAS + sum(WEIGHTS[name] * values.get(name, 0.0) for name in WEIGHTS)
-    return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
+    return 1 / (1 + math.exp(-max(-LOGIT_BOUND, min(LOGIT_BOUND, z))))
 
 
 def keep(memory: Memory, question: str, as_of: datetime | None, *, limit: int = HITS) -> Kept:

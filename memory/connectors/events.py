@@ -19,6 +19,10 @@ from ..selectors import Memory
 
 EVENTS_MAX = 20_000  # the newest this many; a person's habits show well before that
 CHAT = "message"  # talk rather than a step: runs of it count once
+NEAREST_PEOPLE = 5  # offered when a person is not found
+# difflib's ratio a spelling must reach to be offered: looser than its default (0.6) and the subjects' (0.5),
+# since a person is often named short or misspelt ("jon" for "Jonathan Reyes").
+PERSON_SIMILARITY = 0.4
 
 
 @dataclass(frozen=True)
@@ -78,12 +82,12 @@ def authors(memory: Memory) -> dict[str, int]:
     return {r["author"]: r["n"] for r in rows}
 
 
-def nearest_people(known: list[str], who: str, n: int = 5) -> list[str]:
+def nearest_people(known: list[str], who: str, n: int = NEAREST_PEOPLE) -> list[str]:
     """Known people whose name is close to `who`: shared name parts first, then by spelling."""
     key = who.casefold().strip()
     parts = set(key.replace(".", " ").replace("@", " ").split())
     sharing = [name for name in known if parts & set(name.casefold().split())]
-    spelled = difflib.get_close_matches(key, [k.casefold() for k in known], n=n, cutoff=0.4)
+    spelled = difflib.get_close_matches(key, [k.casefold() for k in known], n=n, cutoff=PERSON_SIMILARITY)
     by_key = {k.casefold(): k for k in known}
     return list(dict.fromkeys([*sharing, *(by_key[s] for s in spelled)]))[:n]
 
@@ -102,7 +106,7 @@ def resolve_person(memory: Memory, who: str) -> str:
     if len(partial) == 1:
         return partial[0]
     raise CannotAnswer("unknown_person", f"Nothing in this memory was written by {who!r}.", who=who,
-                       nearest=nearest_people(known, who) or known[:5])
+                       nearest=nearest_people(known, who) or known[:NEAREST_PEOPLE])
 
 
 def owner(memory: Memory) -> str:

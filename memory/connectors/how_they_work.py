@@ -20,6 +20,14 @@ USUAL = 0.5  # a run-up is "usual" when at least this share of the action's time
 WRITTEN = {"message", "comment", "review", "postmortem", "note", "document", "reply"}  # the person's own words
 ACTIONS_MAX = 6
 PHRASES_MAX = 5
+# The register: "casual" when at least this share of the marked messages read casual, "formal" when at most
+# the second, "mixed" between (a margin either side of even, so a few stray markers do not flip it).
+CASUAL_SHARE, FORMAL_SHARE = 0.6, 0.4
+PHRASE_WORDS_MIN, PHRASE_WORDS_MAX = 2, 6  # a recurring phrase: more than a word, shorter than a sentence
+PHRASE_REPEATS = 2  # messages a phrase must occur in to be the person's, not a one-off
+GREETINGS_SHOWN = 3  # greetings and sign-offs listed, most used first
+SURFACES_SHOWN = 5  # the surfaces the person wrote on most, listed beside the one described
+VOICE_EXAMPLES = 2  # of the person's latest messages on the surface, cited as examples of their voice
 _WORD = re.compile(r"[\w'’-]+")
 # A greeting word, then whom it greets ("all", "team", a name), then its comma or colon.
 _GREETING = re.compile(r"^\s*(?:(?:good\s+)?(?:morning|afternoon|evening)|hi|hey|hello|hiya|yo|heads up|dear)\b"
@@ -95,15 +103,16 @@ def voice(written: list[Event]) -> dict:
     formal = sum(bool(_FORMAL.search(t)) or (t[:1].isupper() and t.rstrip()[-1:] in ".")
                  for t in texts)
     share = casual / max(casual + formal, 1)
-    register = "casual" if share >= 0.6 else "formal" if share <= 0.4 else "mixed"
+    register = "casual" if share >= CASUAL_SHARE else "formal" if share <= FORMAL_SHARE else "mixed"
     grams: Counter = Counter()
     for t in texts:
         body = _GREETING.sub("", t)
         body = _SIGNOFF.sub("", body)
         words = [w.casefold() for w in _WORD.findall(body)]
-        found = {tuple(words[i:i + n]) for n in range(2, 7) for i in range(len(words) - n + 1)}
+        found = {tuple(words[i:i + n]) for n in range(PHRASE_WORDS_MIN, PHRASE_WORDS_MAX + 1)
+                 for i in range(len(words) - n + 1)}
         grams.update(g for g in found if g[0] not in STOP and g[-1] not in STOP)
-    repeated = {g: c for g, c in grams.items() if c >= 2}
+    repeated = {g: c for g, c in grams.items() if c >= PHRASE_REPEATS}
     # A phrase is the longest run its words recur in: drop a run inside a longer one seen as often.
     maximal = [(g, c) for g, c in repeated.items()
                if not any(len(o) > len(g) and oc >= c and " ".join(g) in " ".join(o) for o, oc in repeated.items())]
@@ -113,9 +122,9 @@ def voice(written: list[Event]) -> dict:
     return {"messages": len(texts), "average_words": round(statistics.mean(words), 1),
             "median_characters": int(statistics.median(len(t) for t in texts)), "register": register,
             "casual_share": round(share, 2),
-            "greetings": [{"text": g, "count": c} for g, c in greetings.most_common(3)],
+            "greetings": [{"text": g, "count": c} for g, c in greetings.most_common(GREETINGS_SHOWN)],
             "greeting_share": round(sum(greetings.values()) / len(texts), 2),
-            "sign_offs": [{"text": s, "count": c} for s, c in signoffs.most_common(3)],
+            "sign_offs": [{"text": s, "count": c} for s, c in signoffs.most_common(GREETINGS_SHOWN)],
             "sign_off_share": round(sum(signoffs.values()) / len(texts), 2),
             "phrases": phrases}
 
@@ -140,8 +149,8 @@ def memory_how_they_work(*, memory: Memory, who: str, surface: str = "") -> dict
     for entry in found:
         entry["example"] = _example(sequence, entry.pop("_example"), entry["steps"], passages)
     here = [e for e in written if e.surface == chosen] if chosen else written
-    answer = {"who": person, "surface": chosen, "surfaces": dict(surfaces.most_common(5)),
+    answer = {"who": person, "surface": chosen, "surfaces": dict(surfaces.most_common(SURFACES_SHOWN)),
               "run_ups": found, "voice": voice(here)}
-    samples = [e for e in here if e.pk in passages][-2:]
+    samples = [e for e in here if e.pk in passages][-VOICE_EXAMPLES:]
     answer["voice"]["examples"] = [cite(passages[e.pk]) for e in samples]
     return answer

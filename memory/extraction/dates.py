@@ -7,6 +7,7 @@ day precision: a period ("next month", "in 2019") resolves to its first day.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date, timedelta
 
 MONTHS = {m: i for i, m in enumerate(
@@ -84,6 +85,115 @@ def _month_day(today: date, month: int, day: int, year: str | None, tense: str) 
     return found
 
 
+# A resolver turns one matched date form into a date (None: not a date after all), against the item's day.
+Resolver = Callable[[dict, date, str, str], date | None]
+PERFECT = re.compile(r"\b(?:have|has|had)\b")
+DAYS_A_WEEK = 7
+SATURDAY = 5  # days after Monday: a weekend starts on it
+SEASON_STARTS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}  # months (northern hemisphere)
+PERIOD_STEPS = {"next": 1, "coming": 1, "this coming": 1, "last": -1, "past": -1, "this past": -1}
+
+
+def _day_after_or_before(g: dict, today: date, tense: str, text: str) -> date | None:
+    """"the day after tomorrow", "the day before yesterday"."""
+    return today + timedelta(days=2 if "after" in g["rel2"] else -2)
+
+
+def _iso_day(g: dict, today: date, tense: str, text: str) -> date | None:
+    """"2024-05-03"; None for an impossible day."""
+    try:
+        return date(int(g["iy"]), int(g["im"]), int(g["id"]))
+    except ValueError:
+        return None
+
+
+def _day_of_month(g: dict, today: date, tense: str, text: str) -> date | None:
+    """"3 May", "the 3rd of May 2024", "May 3", "May 3rd, 2024"."""
+    month = MONTHS[(g["m1"] or g["m2"]).rstrip(".").lower()]
+    return _month_day(today, month, int(g["d1"] or g["d2"]), g["y1"] or g["y2"], tense)
+
+
+def _named_day(g: dict, today: date, tense: str, text: str) -> date | None:
+    """"today", "tonight", "tomorrow", "yesterday", "this morning"."""
+    return today + timedelta(days={"tomorrow": 1, "yesterday": -1}.get(g["rel"].lower(), 0))
+
+
+def _weekday(g: dict, today: date, tense: str, text: str) -> date | None:
+    """"Friday", "next Friday", "last Fri", "this coming Sunday"."""
+    wd = WEEKDAYS[(g["wd"] or g["wd2"]).lower()]
+    wmod = (g["wmod"] or "").lower().replace("this coming", "coming").replace("this past", "last")
+    if wmod in ("last", "past") or (wmod in ("on", "") and tense == "past"):
+        return today - timedelta(days=(today.weekday() - wd) % DAYS_A_WEEK or DAYS_A_WEEK)
+    if wmod == "next":
+        # "next Friday" is the Friday of next week, not the one in two days.
+        return today - timedelta(days=today.weekday()) + timedelta(days=DAYS_A_WEEK + wd)
+    return today + timedelta(days=(wd - today.weekday()) % DAYS_A_WEEK)  # the coming such weekday (0: today)
+
+
+def _period(g: dict, today: date, tense: str, text: str) -> date | None:
+    """"next week", "this weekend", "last month", "next year", "this summer": the period's first day."""
+    step = PERIOD_STEPS.get(g["pmod"].lower(), 0)
+    per = g["per"]
+    if per in ("week", "weekend"):
+        monday = today - timedelta(days=today.weekday()) + timedelta(weeks=step)
+        return monday + timedelta(days=SATURDAY if per == "weekend" else 0)
+    if per == "month":
+        return _shift(today.replace(day=1), step, "month")
+    if per == "year":
+        return date(today.year + step, 1, 1)
+    found = date(today.year, SEASON_STARTS[per], 1)  # a season starts on the first day of its first month
+    if step > 0 and found <= today:
+        return found.replace(year=today.year + 1)
+    if step < 0:
+        return found.replace(year=today.year - (found >= today))
+    return found
+
+
+def _in_so_long(g: dict, today: date, tense: str, text: str) -> date | None:
+    """"in two weeks", "in 3 days' time", "in a month from now"."""
+    return _shift(today, _num(g["n1"]), g["u1"])
+
+
+def _so_long_ago(g: dict, today: date, tense: str, text: str) -> date | None:
+    """"two years ago"."""
+    return _shift(today, -_num(g["n2"]), g["u2"])
+
+
+def _for_so_long(g: dict, today: date, tense: str, text: str) -> date | None:
+    """"for five years", "for the past two months": a start, but only in the perfect ("I've lived here for
+    five years"); None otherwise."""
+    if not PERFECT.search(text):
+        return None
+    return _shift(today, -_num(g["n3"]), g["u3"])
+
+
+def _month(g: dict, today: date, tense: str, text: str) -> date | None:
+    """"since March", "in May 2024", "next June", "early April": the month's first day."""
+    month = MONTHS[g["m3"].rstrip(".").lower()]
+    shift = {"next": "future", "last": "past"}.get(g["mmod"].lower(), tense)
+    return _month_day(today, month, 1, g["y3"], shift)
+
+
+def _year(g: dict, today: date, tense: str, text: str) -> date | None:
+    """"in 2019", "since 2020": the year's first day."""
+    return date(int(g["y4"]), 1, 1)
+
+
+# Each of DATE_RE's forms by a group only it sets, with its resolver and, when the form fixes it, its modifier.
+RESOLVERS: tuple[tuple[str, Resolver, str | None], ...] = (
+    ("rel2", _day_after_or_before, None), ("iso", _iso_day, None), ("m1", _day_of_month, None),
+    ("m2", _day_of_month, None), ("rel", _named_day, None), ("wd", _weekday, None), ("wd2", _weekday, None),
+    ("per", _period, None), ("n1", _in_so_long, None), ("n2", _so_long_ago, None),
+    ("n3", _for_so_long, "since"), ("m3", _month, None), ("y4", _year, None),
+)
+
+
+def _modifier(g: dict) -> str:
+    """"since", "until" or "", from the preposition before a month or a year ("since March", "by 2020")."""
+    mod = (g["mmod"] or g["ymod"] or "").lower()
+    return "since" if mod in ("since", "from") else "until" if mod in ("until", "till", "by") else ""
+
+
 def find_date(text: str, today: date, tense: str = "present") -> tuple[date | None, tuple[int, int] | None, str]:
     """The first date expression in `text`, resolved against `today`.
 
@@ -94,66 +204,10 @@ def find_date(text: str, today: date, tense: str = "present") -> tuple[date | No
     """
     for m in DATE_RE.finditer(text):
         g = m.groupdict()
-        mod = (next((x for x in (g["mmod"], g["ymod"]) if x), "") or "").lower()
-        mod = "since" if mod in ("since", "from") else "until" if mod in ("until", "till", "by") else ""
-        found: date | None = None
-        if g["rel2"]:
-            found = today + timedelta(days=2 if "after" in g["rel2"] else -2)
-        elif g["iso"]:
-            try:
-                found = date(int(g["iy"]), int(g["im"]), int(g["id"]))
-            except ValueError:
-                continue
-        elif g["m1"] or g["m2"]:
-            month = MONTHS[(g["m1"] or g["m2"]).rstrip(".").lower()]
-            found = _month_day(today, month, int(g["d1"] or g["d2"]), g["y1"] or g["y2"], tense)
-        elif g["rel"]:
-            found = today + timedelta(days={"tomorrow": 1, "yesterday": -1}.get(g["rel"].lower(), 0))
-        elif g["wd"] or g["wd2"]:
-            wd = WEEKDAYS[(g["wd"] or g["wd2"]).lower()]
-            wmod = (g["wmod"] or "").lower().replace("this coming", "coming").replace("this past", "last")
-            ahead = (wd - today.weekday()) % 7  # days to the coming such weekday (0: today)
-            if wmod in ("last", "past") or (wmod in ("on", "") and tense == "past"):
-                found = today - timedelta(days=(today.weekday() - wd) % 7 or 7)
-            elif wmod == "next":
-                # "next Friday" is the Friday of next week, not the one in two days.
-                found = today - timedelta(days=today.weekday()) + timedelta(days=7 + wd)
-            else:
-                found = today + timedelta(days=ahead)
-        elif g["per"]:
-            step = {"next": 1, "coming": 1, "this coming": 1, "last": -1, "past": -1, "this past": -1}.get(
-                g["pmod"].lower(), 0)
-            per = g["per"]
-            if per in ("week", "weekend"):
-                monday = today - timedelta(days=today.weekday()) + timedelta(weeks=step)
-                found = monday + timedelta(days=5 if per == "weekend" else 0)
-            elif per == "month":
-                found = _shift(today.replace(day=1), step, "month")
-            elif per == "year":
-                found = date(today.year + step, 1, 1)
-            else:  # a season starts on the first day of its first month (northern hemisphere)
-                first = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}[per]
-                found = date(today.year, first, 1)
-                if step > 0 and found <= today:
-                    found = found.replace(year=today.year + 1)
-                elif step < 0:
-                    found = found.replace(year=today.year - (found >= today))
-        elif g["n1"]:
-            found = _shift(today, _num(g["n1"]), g["u1"])
-        elif g["n2"]:
-            found = _shift(today, -_num(g["n2"]), g["u2"])
-        elif g["n3"]:
-            # "for five years" dates a start only in the perfect ("I've lived here for five years").
-            if not re.search(r"\b(?:have|has|had)\b", text):
-                continue
-            found, mod = _shift(today, -_num(g["n3"]), g["u3"]), "since"
-        elif g["m3"]:
-            month = MONTHS[g["m3"].rstrip(".").lower()]
-            shift = {"next": "future", "last": "past"}.get(g["mmod"].lower(), tense)
-            found = _month_day(today, month, 1, g["y3"], shift)
-        elif g["y4"]:
-            found = date(int(g["y4"]), 1, 1)
-        if found:
-            return found, m.span(), mod
+        for group, resolve, modifier in RESOLVERS:
+            if g[group]:
+                found = resolve(g, today, tense, text)
+                if found:
+                    return found, m.span(), _modifier(g) if modifier is None else modifier
+                break
     return None, None, ""
-

@@ -68,6 +68,9 @@ THIRD_PERSON_VERBS = set("lives works loves likes enjoys hates is has does studi
                          "resides comes adores dislikes prefers turns attends detests".split())
 EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 PHONE = r"\+?\(?\d[\d ().-]{5,}\d"
+# A verb this short ending consonant, vowel, consonant doubles its last letter ("swim" -> "swimming"); a longer
+# one is mostly stressed before its end and does not ("visit" -> "visiting").
+DOUBLING_LENGTH_MAX = 4
 
 
 def gerund(verb: str) -> str:
@@ -79,7 +82,7 @@ def gerund(verb: str) -> str:
         return verb[:-2] + "ying"
     if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")):
         return verb[:-1] + "ing"
-    if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnprt]", verb) and len(verb) <= 4:
+    if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnprt]", verb) and len(verb) <= DOUBLING_LENGTH_MAX:
         return verb + verb[-1] + "ing"
     return verb + "ing"
 

@@ -7,7 +7,7 @@ from django.db.models import Count, F, Max, Min
 from . import history
 from ..errors import CannotAnswer
 from ..markdown import fenced, inline
-from ..models import Passage
+from ..models import Item, Passage, Thread
 from ..paths import INDEX_PATH, PLURAL, iso, parse_passage_id, passage_id, subject_path
 from ..selectors import Memory
 
@@ -216,3 +216,32 @@ def memory_grep(*, memory: Memory, pattern: str, scope: str = "", limit: int) ->
         start = p.text.lower().find(pattern.lower())
         hits.append(passage_json(p, match=p.text[max(0, start - MATCH_CONTEXT): start + len(pattern) + MATCH_CONTEXT]))
     return {"pattern": pattern, "found": len(hits), "hits": hits}
+
+
+# ---- for the console's end-user page: threads and items as a person browses them --------------------------
+
+def threads_by_recency(*, memory: Memory, limit: int) -> list[Thread]:
+    """The memory's threads that hold passages, most recent passage first, at most `limit`; each carries
+    `passages_n` and `last_at`."""
+    return list(memory.threads().annotate(passages_n=Count("passages"), last_at=Max("passages__at"))
+                .filter(passages_n__gt=0).order_by("-last_at", "tid")[:limit])
+
+
+def thread_of(*, memory: Memory, tid: str) -> Thread | None:
+    """The memory's thread `tid`; None when it has none by that id."""
+    return memory.threads().filter(tid=tid).first()
+
+
+def thread_passages(*, memory: Memory, thread: Thread, limit: int) -> list[dict]:
+    """The first `limit` passages of one thread, in order, as every tool shows them."""
+    return [passage_json(p) for p in memory.passages().filter(thread=thread).order_by("seq")[:limit]]
+
+
+def item_of(*, memory: Memory, item_id: str) -> Item | None:
+    """The memory's item with the caller's id `item_id`; None when it has none by that id."""
+    return memory.items().filter(external_id=item_id).first()
+
+
+def passage_ids_of_item(*, memory: Memory, item: Item) -> list[str]:
+    """The ids of the passages cut from `item` (what forgetting it takes with it)."""
+    return [passage_id(p.thread.tid, p.seq) for p in memory.passages().filter(item=item)]

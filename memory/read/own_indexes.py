@@ -19,11 +19,9 @@ from django.db import connection, connections
 
 from twin.database import OWNER
 
+from ..limits import HNSW_BUILD_CANDIDATES, HNSW_LINKS
 from ..selectors import Memory, end_users_with_passages, named_rows
 
-# The HNSW graph's build parameters, as the shared passage_embedding index's (memory/models.py) and
-# pgvector's defaults: 16 links a node, 64 candidates weighed while building.
-HNSW_LINKS, HNSW_BUILD_CANDIDATES = 16, 64
 _METHODS = {
     "passage_embedding_u{id}": "USING hnsw (embedding halfvec_cosine_ops) "
                                f"WITH (m = {HNSW_LINKS}, ef_construction = {HNSW_BUILD_CANDIDATES})",

@@ -7,8 +7,7 @@ from accounts.models import Access, Project
 from memory.tools import stdio_tools
 from mcp import protocol
 from mcp.stdio import serve
-
-STDIO_PROCESS = "stdio"  # the process kind (settings.PROCESS_KINDS) this server runs as
+from twin.process import ENVIRONMENT, STDIO
 
 
 class Command(BaseCommand):
@@ -22,9 +21,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, account, project, writes, **options):
         # The kind is fixed before settings load, so they make the read run in-process (no worker needed).
-        if settings.PROCESS_KIND != STDIO_PROCESS:
-            raise CommandError(f"Start the stdio server as a {STDIO_PROCESS} process: "
-                               f"TWIN_PROCESS={STDIO_PROCESS} python manage.py mcp --account …")
+        if settings.PROCESS_KIND != STDIO:
+            raise CommandError(f"Start the stdio server as a {STDIO} process: "
+                               f"{ENVIRONMENT}={STDIO} python manage.py mcp --account …")
         try:
             account = parse_account(account)
         except ApiError as error:

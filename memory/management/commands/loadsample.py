@@ -23,6 +23,8 @@ from memory.selectors import Memory
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample" / "team.jsonl"
 WORKER_GRACE = 5  # seconds to let a running worker read before reading in-process
+POLL_SECONDS = 0.2  # how often to look whether the worker has read them: a short wait, a few cheap queries
+PROJECTS_NAMED = 10  # projects named when one must be chosen: enough to find it, short enough for one line
 
 
 class Command(BaseCommand):
@@ -39,9 +41,9 @@ class Command(BaseCommand):
             if found is None:
                 raise CommandError(f"No project with slug {slug!r}.")
             return found
-        projects = list(Project.objects.order_by("slug")[:11])
+        projects = list(Project.objects.order_by("slug")[:PROJECTS_NAMED + 1])  # one more: "and others"
         if len(projects) != 1:
-            names = ", ".join(p.slug for p in projects[:10]) or "none yet"
+            names = ", ".join(p.slug for p in projects[:PROJECTS_NAMED]) or "none yet"
             raise CommandError(f"Name the project with --project (the projects: {names}).")
         return projects[0]
 
@@ -63,7 +65,7 @@ class Command(BaseCommand):
         memory = Memory.of(context)
         deadline = time.monotonic() + WORKER_GRACE
         while (unread := self._unread(memory)) and time.monotonic() < deadline:
-            time.sleep(0.2)
+            time.sleep(POLL_SECONDS)
         if unread:
             read = pipeline.read_items(memory, unread)
             self.stderr.write(f"No worker read them in {WORKER_GRACE} s; read {read} items in-process.")
