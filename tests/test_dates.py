@@ -3,11 +3,12 @@
 item whose read raises is retried, then marked failed, while the rest of its batch is read."""
 
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
 from accounts.services import end_user_get_or_create
+from memory.extraction.dates import find_date
 from memory.limits import READ_RETRIES
 from memory.models import Item
 from memory.selectors import scoped
@@ -111,3 +112,13 @@ def test_a_real_worker_retries_with_backoff_then_marks_it_failed(api, project):
         bad, good = Item.objects.get(external_id="bad"), Item.objects.get(external_id="good")
     assert text.count(f"The read of item {bad.pk} raised: ValueError in facts") == 1 + READ_RETRIES
     assert good.is_read and bad.failed_reason == "ValueError in facts"
+
+
+def test_the_29th_of_february_named_without_its_year_is_read_in_any_year(api):
+    """A plan for 29 February made after it, or a memory of it told before it: the day lands in the next
+    (or last) leap year instead of failing the read (2025 has no 29 February)."""
+    api.add({"text": "I am moving to Lisbon on Feb 29.", "id": "plan", "at": "2024-03-05T10:00:00Z"},
+            {"text": "I got married on 29 February.", "id": "wedding", "at": "2024-02-10T10:00:00Z"})
+    assert overview(api)["failed_items"] == 0 and overview(api)["unread_items"] == 0
+    assert find_date("see you on Feb 29", date(2024, 3, 5), "future")[0] == date(2028, 2, 29)
+    assert find_date("we met on 29 February", date(2024, 2, 10), "past")[0] == date(2020, 2, 29)

@@ -79,10 +79,20 @@ def _month_day(today: date, month: int, day: int, year: str | None, tense: str) 
     except ValueError:
         return None
     if tense == "future" and found < today:
-        return found.replace(year=today.year + 1)
+        return _same_day_in(found, today.year + 1, step=1)
     if tense == "past" and found > today:
-        return found.replace(year=today.year - 1)
+        return _same_day_in(found, today.year - 1, step=-1)
     return found
+
+
+def _same_day_in(found: date, year: int, *, step: int) -> date:
+    """`found`'s month and day in `year`, or in the first year from there, `step` by `step`, that has it:
+    29 February is next (or last) there in a leap year, at most 8 years away (1900 and 2100 have none)."""
+    while True:
+        try:
+            return found.replace(year=year)
+        except ValueError:
+            year += step
 
 
 # A resolver turns one matched date form into a date (None: not a date after all), against the item's day.
