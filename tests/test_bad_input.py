@@ -146,3 +146,31 @@ def test_the_stdio_server_refuses_deep_json_and_a_bad_id_too(read_key):
     assert stdio.answer(session, DEEP)["error"]["code"] == -32700
     bad_id = stdio.answer(session, '{"jsonrpc": "2.0", "id": ' + LONE + ', "method": "ping"}')
     assert bad_id["id"] is None and bad_id["error"]["code"] == -32600
+
+
+NOT_FINITE = ["NaN", "Infinity", "-Infinity", "1e999"]  # read by Python's json, refused by PostgreSQL's
+
+
+@pytest.mark.parametrize("number", NOT_FINITE)
+def test_a_number_that_is_not_finite_is_refused_on_every_reader(api, alice, project, read_key, number):
+    added = raw_post(api, "/v1/memory/add", '{"items": [{"text": "x", "metadata": {"a": ' + number + "}}]}")
+    assert added.status_code == 400 and added.json()["error"] == "invalid_json", added.content
+    assert added.json()["field"] == "body" and "not finite" in added.json()["message"]
+    call = ('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "memory_add", "arguments": '
+            '{"items": [{"text": "x", "metadata": {"a": ' + number + "}}]}}}")
+    over_mcp = raw_post(api, "/v1/mcp", call)
+    assert over_mcp.status_code == 400 and over_mcp.json()["error"]["code"] == -32700
+    registration = raw_post(Client(), "/oauth/register", '{"client_name": ' + number + "}", REMOTE_ADDR=fresh_address())
+    assert registration.status_code == 400 and registration.json()["field"] == "body"
+    played = logged_in(alice).post(f"/projects/{project.slug}/playground/run",
+                                   {"tool": "memory_add", "end_user": "u_1",
+                                    "items-json": '[{"text": "x", "metadata": {"a": ' + number + "}}]"})
+    assert played.status_code == 400 and "not finite" in html(played)
+    imported = api.client.post("/v1/memory/import", content_type="application/x-ndjson", headers=api.headers(),
+                               data='{"format": "twin-memory-export", "version": 1, "items": ' + number + "}\n")
+    assert imported.status_code == 400 and (imported.json()["line"], imported.json()["field"]) == (1, "line")
+    context = Context(project=read_key[0].project, account="u_1", access="read")
+    session = rpc.Session(context=context, tools=stdio_tools(context), surface="stdio")
+    assert stdio.answer(session, '{"jsonrpc": "2.0", "id": ' + number + ', "method": "ping"}')["error"]["code"] == -32700
+    with scoped(project.pk):
+        assert not Item.objects.exists()

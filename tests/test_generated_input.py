@@ -108,6 +108,9 @@ EXPLICIT = [
     ("add", "[" * 1000 + "]" * 1000, {}),
     ("search", '{"query": ', {}),
     ("search", '{"query": "x"}', {"CONTENT_LENGTH": "abc"}),
+    ("add", '{"items": [{"text": "x", "metadata": {"a": NaN}}]}', {}),
+    ("add", '{"items": [{"text": "x", "metadata": {"a": Infinity, "b": -Infinity}}]}', {}),
+    ("add", '{"items": [{"text": "x", "metadata": {"a": 1e999}}]}', {}),
 ]
 
 
