@@ -76,7 +76,7 @@ def register(request):
     try:
         registration = oauth_client_register(metadata=metadata)
     except RegistrationError as refused:
-        return _oauth_error(400, refused.error, refused.description)
+        return _oauth_error(400, refused.error, refused.description, field=refused.field)
     response = JsonResponse(registration, status=201)
     response["Cache-Control"] = "no-store"
     return response
