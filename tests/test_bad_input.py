@@ -98,8 +98,11 @@ def test_a_malformed_content_length_is_400(db):
 
 
 def test_a_body_that_is_not_json_is_refused_by_name(api):
-    text = api.client.post("/v1/memory/search", data="query=x", content_type="text/plain", headers=api.headers())
+    text = api.client.post("/v1/memory/search", data="query=x", content_type="text/x-evil-7f3a",
+                           headers=api.headers())
     assert text.status_code == 415 and text.json()["error"] == "unsupported_media_type"
+    assert text.json()["field"] == "Content-Type" and "application/json" in text.json()["message"]
+    assert "evil-7f3a" not in text.content.decode(), "the header's value is never echoed"
     broken = raw_post(api, "/v1/memory/search", '{"query": ')
     assert broken.status_code == 400 and broken.json()["error"] == "invalid_json"
     assert broken.json()["field"] == "body"
@@ -174,3 +177,18 @@ def test_a_number_that_is_not_finite_is_refused_on_every_reader(api, alice, proj
     assert stdio.answer(session, '{"jsonrpc": "2.0", "id": ' + number + ', "method": "ping"}')["error"]["code"] == -32700
     with scoped(project.pk):
         assert not Item.objects.exists()
+
+
+def test_a_body_over_its_bound_is_refused_by_field(api):
+    response = raw_post(api, "/v1/memory/search", '{"query": "x"}', CONTENT_LENGTH=str(10**12))
+    assert response.status_code == 413 and response.json()["error"] == "too_large"
+    assert response.json()["field"] == "body"
+
+
+def test_a_missing_or_bad_account_header_is_refused_by_field(api):
+    for account in (None, "a" * 129, "evil-7f3a/x"):
+        response = api.as_account(account).tool("search", query="x")
+        assert response.status_code == 400 and response.json()["field"] == "X-Twin-Account", response.content
+        assert "evil-7f3a" not in response.content.decode()
+        over_mcp = api.as_account(account).mcp("ping").json()
+        assert over_mcp["error"]["data"]["field"] == "X-Twin-Account"
