@@ -2,6 +2,7 @@
 (a UTC value outside years 1 to 9999, an offset outside -12:00 to +14:00), by field, at validation; and an
 item whose read raises is retried, then marked failed, while the rest of its batch is read."""
 
+import json
 import time
 from datetime import datetime, timedelta, timezone
 
@@ -12,11 +13,13 @@ from memory.limits import READ_RETRIES
 from memory.models import Item
 from memory.selectors import scoped
 from memory.tasks import read_items
+from memory.tools import BY_NAME
 from tests.conftest import TEST_QUEUE
 from tests.console import html, logged_in
 from tests.worker import running_worker
 from twin.celery import app as celery_app
 
+YEAR_10000 = datetime(9999, 12, 31, 23, 59, tzinfo=timezone(timedelta(hours=-10)))  # as a row once stored it
 OUT_OF_RANGE = ["9999-12-31T23:59:59-10:00", "0001-01-01T00:00:00+01:00", "2026-03-01T10:00:00+20:00",
                 "2026-03-01T10:00:00-12:30", "2026-03-01T10:00:00+14:01"]
 ROUTES = [("add", lambda d: {"items": [{"text": "x", "at": d}]}, "items[0].at"),
@@ -81,9 +84,8 @@ def test_an_item_whose_read_raises_is_marked_failed_and_its_batch_is_read(api, a
 
 def test_a_row_stored_before_dates_were_bounded_fails_by_field(api, project):
     end_user = end_user_get_or_create(project=project, external_id="u_1")
-    year_10000 = datetime(9999, 12, 31, 23, 59, tzinfo=timezone(timedelta(hours=-10)))
+    legacy = legacy_row(project)
     with scoped(project.pk, end_user.pk):
-        legacy = Item.objects.create(end_user=end_user, external_id="old", kind="note", text="x", at=year_10000)
         fine = Item.objects.create(end_user=end_user, external_id="fine", kind="note", text="Readable",
                                    at=datetime(2026, 1, 1, tzinfo=timezone.utc))
     read_items.delay(end_user.pk, [legacy.pk, fine.pk])
@@ -111,3 +113,39 @@ def test_a_real_worker_retries_with_backoff_then_marks_it_failed(api, project):
         bad, good = Item.objects.get(external_id="bad"), Item.objects.get(external_id="good")
     assert text.count(f"The read of item {bad.pk} raised: ValueError in facts") == 1 + READ_RETRIES
     assert good.is_read and bad.failed_reason == "ValueError in facts"
+
+
+
+def legacy_row(project, external_id="old"):
+    """An item stored before dates were bounded: 23:59 on 9999-12-31 at -10:00, year 10000 in UTC."""
+    end_user = end_user_get_or_create(project=project, external_id="u_1")
+    with scoped(project.pk, end_user.pk):
+        return Item.objects.create(end_user=end_user, external_id=external_id, kind="note", text="x", at=YEAR_10000)
+
+
+@pytest.mark.parametrize("tool, arguments, field", [
+    ("add", {"items": [{"text": "new"}, {"text": "x, edited", "id": "old"}], "wait": False}, "items[1].id"),
+    ("versions", {"id": "old"}, "id"),
+    ("correct", {"id": "old", "text": "x, corrected"}, "id"),
+])
+def test_a_row_stored_before_dates_were_bounded_is_refused_by_field_not_a_500(api, project, tool, arguments, field):
+    legacy_row(project)
+    response = api.post(f"/v1/memory/{tool}", arguments)
+    assert response.status_code == 409, response.content
+    assert response.json()["error"] == "unreadable_item" and response.json()["field"] == field
+    assert "old" not in response.json()["message"]
+    if BY_NAME[f"memory_{tool}"].mcp:
+        over_mcp = api.call(f"memory_{tool}", **arguments)["result"]
+        assert over_mcp["isError"] is True and json.loads(over_mcp["content"][0]["text"])["field"] == field
+    with scoped(project.pk):
+        assert Item.objects.count() == 1, "nothing stored beside it"
+
+
+def test_a_row_stored_before_dates_were_bounded_can_be_forgotten_by_id(api, project):
+    legacy_row(project)
+    api.add({"text": "Readable", "id": "fine"})
+    answer = api.tool("forget", ids=["old"]).json()
+    assert answer["forgotten"] == 1 and answer["ids"] == ["old"]
+    with scoped(project.pk):
+        assert list(Item.objects.values_list("external_id", flat=True)) == ["fine"]
+
