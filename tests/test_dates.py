@@ -2,14 +2,16 @@
 (a UTC value outside years 1 to 9999, an offset outside -12:00 to +14:00), by field, at validation; and an
 item whose read raises is retried, then marked failed, while the rest of its batch is read."""
 
+import importlib
 import json
 import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from django.db import connection
 
 from accounts.services import end_user_get_or_create
-from memory.limits import READ_RETRIES
+from memory.limits import DATE_EARLIEST, DATE_LATEST, READ_RETRIES
 from memory.models import Item
 from memory.selectors import scoped
 from memory.tasks import read_items
@@ -149,3 +151,27 @@ def test_a_row_stored_before_dates_were_bounded_can_be_forgotten_by_id(api, proj
     with scoped(project.pk):
         assert list(Item.objects.values_list("external_id", flat=True)) == ["fine"]
 
+
+def test_the_migration_makes_rows_stored_before_dates_were_bounded_readable_and_reads_them_again(api, project):
+    api.add({"text": "Edited once", "id": "edited"}, {"text": "Never expires", "id": "plain"})
+    api.add({"text": "Edited twice", "id": "edited"})
+    legacy = legacy_row(project)
+    read_items.delay(legacy.end_user_id, [legacy.pk])  # fails, as it did before the migration
+    with scoped(project.pk):
+        assert Item.objects.filter(pk=legacy.pk, failed_version=1).exists()
+    migration = importlib.import_module("memory.migrations.0015_readable_dates")
+    with scoped(project.pk), connection.cursor() as cursor:
+        cursor.execute("UPDATE memory_item SET at = '0001-01-01 00:00:00+00'::timestamptz - interval '1 hour', "
+                       "expires = '10000-06-01 00:00:00+00' WHERE external_id = 'edited'")
+        cursor.execute("UPDATE memory_itemversion SET replaced_at = '10000-01-01 00:00:00+00'")
+        cursor.execute(migration.CLAMP_ITEMS)
+        cursor.execute(migration.CLAMP_VERSIONS)
+        rows = {item.external_id: item for item in Item.objects.all()}
+    assert rows["old"].at == DATE_LATEST and not rows["old"].is_failed and not rows["old"].is_read
+    assert (rows["edited"].at, rows["edited"].expires) == (DATE_EARLIEST, DATE_LATEST)
+    assert rows["plain"].expires is None and rows["plain"].is_read, "a readable row is let be"
+    assert api.tool("versions", id="edited").json()["versions"][0]["replaced_at"] == DATE_LATEST.isoformat()
+    assert api.tool("correct", id="old", text="x, corrected").status_code == 200
+    assert api.add({"text": "y", "id": "old"}, wait=False)["items"][0]["status"] == "edited"
+    read_items.delay(legacy.end_user_id, [legacy.pk])
+    assert overview(api)["failed_items"] == 0 and overview(api)["unread_items"] == 0
