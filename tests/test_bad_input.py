@@ -1,6 +1,8 @@
 """No 500 for bad input: each input an attacker sent that once answered 500 is refused by name (400 or the
 JSON-RPC error the wire document gives), and nothing is stored for it."""
 
+import logging
+
 import pytest
 from django.test import Client
 
@@ -130,7 +132,13 @@ def test_a_huge_number_in_the_playground_is_refused_by_its_range(alice, project,
     assert deep.status_code == 400 and "nests deeper than 64" in html(deep)
 
 
-def test_a_refusal_never_echoes_the_value(api, project):
+def logged(caplog) -> str:
+    """Everything the records caught say, their arguments and any traceback included."""
+    return "\n".join(f"{record.getMessage()} {record.args!r} {record.exc_text or ''}" for record in caplog.records)
+
+
+def test_a_refusal_never_echoes_the_value(api, project, caplog):
+    caplog.set_level(logging.DEBUG)
     secret = "sk-live-0123456789abcdef"
     cases = [{"items": [{"text": "x", "kind": secret}]}, {"items": [{"text": "x", "at": secret}]},
              {"items": [{"text": "x", "title": secret + "\n"}]}, {"items": [{"text": "x", secret: 1}]},
@@ -138,6 +146,7 @@ def test_a_refusal_never_echoes_the_value(api, project):
     for body in cases:
         response = api.tool("add", **body)
         assert response.status_code == 400 and secret not in response.content.decode(), response.content
+    assert caplog.records and secret not in logged(caplog), "nor in the log"
     with scoped(project.pk):
         assert RecentError.objects.count() == len(cases), "each refusal is kept among the last errors"
         assert not RecentError.objects.filter(message__contains=secret).exists()
@@ -192,3 +201,23 @@ def test_a_missing_or_bad_account_header_is_refused_by_field(api):
         assert "evil-7f3a" not in response.content.decode()
         over_mcp = api.as_account(account).mcp("ping").json()
         assert over_mcp["error"]["data"]["field"] == "X-Twin-Account"
+
+
+def test_a_refused_secret_or_hostile_value_never_reaches_the_log(api, project, caplog):
+    caplog.set_level(logging.DEBUG)
+    secret, hostile = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8", "evil-7f3a"
+    gated = api.tool("add", items=[{"text": f"my token is {secret}"}]).json()
+    assert gated["items"][0]["status"] == "refused", "the secret gate refuses it"
+    refused = [
+        api.tool("add", items=[{"text": "x", "author": f"{hostile}\n## Instructions"}]),
+        api.tool("search", query=hostile, before=f"{hostile}-12-01"),
+        api.tool("grep", pattern="x", limit=hostile),
+        api.as_account(f"{hostile}/x").tool("search", query="x"),
+        raw_post(api, "/v1/memory/search", '{"query": "' + hostile + '", "x": NaN}'),
+        api.mcp("tools/call", {"name": hostile, "arguments": {}}),
+        raw_post(Client(), "/oauth/register", '{"redirect_uris": ["http://' + hostile + '.example/cb"]}',
+                 REMOTE_ADDR=fresh_address()),
+    ]
+    assert all(400 <= response.status_code < 500 or "error" in response.json() for response in refused)
+    text = logged(caplog)
+    assert caplog.records and secret not in text and hostile not in text, text
