@@ -10,12 +10,15 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from django.db import connection
 
+from accounts.auth import Context
 from accounts.services import end_user_get_or_create
+from mcp import protocol as rpc
+from mcp import stdio
 from memory.limits import DATE_EARLIEST, DATE_LATEST, READ_RETRIES
-from memory.models import Item
+from memory.models import Fact, Item
 from memory.selectors import scoped
 from memory.tasks import read_items
-from memory.tools import BY_NAME
+from memory.tools import BY_NAME, stdio_tools
 from tests.conftest import TEST_QUEUE
 from tests.console import html, logged_in
 from tests.worker import running_worker
@@ -175,3 +178,43 @@ def test_the_migration_makes_rows_stored_before_dates_were_bounded_readable_and_
     assert api.add({"text": "y", "id": "old"}, wait=False)["items"][0]["status"] == "edited"
     read_items.delay(legacy.end_user_id, [legacy.pk])
     assert overview(api)["failed_items"] == 0 and overview(api)["unread_items"] == 0
+
+
+def _import_line(change) -> bytes:
+    line = {"item": {"id": "n1", "text": "I live in Porto.", "at": "2024-01-01"}, "version": 2, "read": False,
+            "versions": [{"version": 1, "text": "I live in Braga.", "replaced_at": "2024-01-01"}],
+            "facts": [{"subject": "u_1", "attribute": "home_city", "kind": "value", "value": "Porto",
+                       "valid_from": "2024-01-01", "stated_at": "2024-01-01", "recorded_at": "2024-01-01",
+                       "source": {"item": "n1"}}]}
+    change(line)
+    header = {"format": "twin-memory-export", "version": 1, "items": 1}
+    return (json.dumps(header) + "\n" + json.dumps(line) + "\n").encode()
+
+
+@pytest.mark.parametrize("change, field", [
+    (lambda line: line["facts"][0].update(valid_from="9999-12-31T23:59:59-10:00"), "facts[0].valid_from"),
+    (lambda line: line["facts"][0].update(retracted_at="2026-03-01T10:00:00+20:00"), "facts[0].retracted_at"),
+    (lambda line: line["versions"][0].update(replaced_at="0001-01-01T00:00:00+01:00"), "versions[0].replaced_at"),
+    (lambda line: line["item"].update(expires="9999-12-31T23:59:59-10:00"), "item.expires"),
+], ids=["valid_from", "retracted_at", "replaced_at", "expires"])
+def test_an_import_line_refuses_what_the_stack_cannot_hold_by_line_and_field(api, project, change, field):
+    assert api.client.post("/v1/memory/import", data=_import_line(lambda line: None), headers=api.headers(),
+                           content_type="application/x-ndjson").status_code == 200, "the line as it is is read"
+    api.tool("forget", all=True)
+    refused = api.client.post("/v1/memory/import", data=_import_line(change), headers=api.headers(),
+                              content_type="application/x-ndjson")
+    assert refused.status_code == 400, refused.content
+    assert (refused.json()["error"], refused.json()["line"], refused.json()["field"]) == ("invalid_import", 2, field)
+    assert not any(value in refused.content.decode() for value in OUT_OF_RANGE), "never echoes the value"
+    with scoped(project.pk):
+        assert not Item.objects.exists() and not Fact.objects.exists()
+
+
+def test_recall_refuses_an_as_of_the_stack_cannot_hold_by_field(read_key):
+    context = Context(project=read_key[0].project, account="u_1", access="read")
+    session = rpc.Session(context=context, tools=stdio_tools(context), surface="stdio")
+    for value in OUT_OF_RANGE:
+        answer = stdio.answer(session, json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "memory_recall", "arguments": {"question": "Where do I live?", "as_of": value}}}))
+        assert answer["error"]["code"] == -32602 and answer["error"]["data"]["field"] == "as_of", answer
+        assert value not in json.dumps(answer)
