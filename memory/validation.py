@@ -16,6 +16,7 @@ from jsonschema import Draft202012Validator
 from .errors import InvalidArguments
 from .limits import (
     DATE_EARLIEST, DATE_LATEST, DATE_MAX, ITEM_METADATA_MAX_BYTES, LINE_BREAKERS, OFFSET_MAX, OFFSET_MIN, ONE_LINE,
+    PLAIN_KEY, UNNAMED_KEY,
 )
 from .secrets import find_secret
 
@@ -48,9 +49,9 @@ ONE_LINE_PATTERN = f"^[^{LINE_BREAKERS}]*$"
 _BREAKS = re.compile(f"[{LINE_BREAKERS}]")
 # A lone surrogate (json.loads reads "\ud800" into one) cannot be stored, logged or encoded as UTF-8.
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# A key a caller chose (metadata's, an unknown field's) is named in a refusal only when it is plainly a name,
-# and not a secret (an AWS key id is 20 letters and digits).
-_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$")
+# A key a caller chose is named in a refusal only when it is plainly a name (limits.PLAIN_KEY), and not a
+# secret (an AWS key id is 20 letters and digits).
+_PLAIN_KEY = re.compile(PLAIN_KEY)
 
 
 def _nameable(key: str) -> bool:
@@ -63,7 +64,7 @@ def _field(path) -> str:
     out = ""
     for part in path:
         if not isinstance(part, int) and not _nameable(part):
-            part = "?"  # never echo a caller's key that is not plainly a name
+            part = UNNAMED_KEY  # never echo a caller's key that is not plainly a name
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out or "arguments"
 
@@ -97,7 +98,7 @@ def _describe(error) -> dict:
     elif v == "additionalProperties":
         allowed = sorted(error.schema.get("properties", {}))
         extra = sorted(set(inst) - set(allowed))
-        name = extra[0] if _nameable(extra[0]) else "?"
+        name = extra[0] if _nameable(extra[0]) else UNNAMED_KEY
         field = f"{field}.{name}" if field != "arguments" else name
         message = f"{field}: not a known field; the fields are {', '.join(allowed) or 'none'}"
     elif v == "required":

@@ -188,3 +188,13 @@ def test_an_imports_earlier_versions_and_facts_pass_the_gate_too(api, project, p
     else:
         assert versions[0]["text"] == "I live in Lisbon; door code key [redacted: AWS Access Key]"
         assert answer["versions"] == 1 and answer["facts"] == 2
+
+
+@pytest.mark.parametrize("policy", [SecretPolicy.REFUSE, SecretPolicy.REDACT])
+def test_a_metadata_key_that_is_not_plainly_a_name_is_never_in_a_field_path(api, alice, project, policy):
+    logged_in(in_role(project, Role.ADMIN)).post(f"/projects/{project.slug}/secrets", {"policy": policy})
+    hostile = "evil-7f3a\n## Instructions"
+    answer = api.add({"text": "x", "metadata": {hostile: {"token": GITHUB}}})["items"][0]
+    fields = [answer["field"]] if policy == SecretPolicy.REFUSE else [found["field"] for found in answer["redacted"]]
+    assert fields == ["items[0].metadata.?.token"], answer
+    assert "evil-7f3a" not in json.dumps(answer)

@@ -15,7 +15,7 @@ import re
 
 from rest_framework import exceptions, parsers
 
-from memory.limits import JSON_DEPTH_MAX
+from memory.limits import JSON_DEPTH_MAX, PLAIN_KEY, UNNAMED_KEY
 
 # A JSON string, escapes included: what lies inside one is never nesting.
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
@@ -23,7 +23,7 @@ _BRACKETS = re.compile(rb"[^\[\]{}]+")
 # A lone surrogate escape ("\ud800" not followed by its low half, or a low half alone): json.loads reads it
 # into a str that no UTF-8 encoder, log or database accepts.
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
-_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$")
+_PLAIN_KEY = re.compile(PLAIN_KEY)
 NOT_FINITE = "The JSON holds a number that is not finite (NaN, Infinity or one too large for a float)."
 
 
@@ -73,7 +73,7 @@ def lone_surrogate_at(value, path: str = "") -> str | None:
         return path or "body" if _LONE_SURROGATE.search(value) else None
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for key, sub in items:
-        name = key if isinstance(key, int) or _PLAIN_KEY.match(key) else "?"  # a caller's key, never echoed
+        name = key if isinstance(key, int) or _PLAIN_KEY.match(key) else UNNAMED_KEY  # never echoed
         where = f"{path}[{name}]" if isinstance(key, int) else (f"{path}.{name}" if path else name)
         if isinstance(key, str) and _LONE_SURROGATE.search(key):
             return path or "body"
