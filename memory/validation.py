@@ -147,9 +147,10 @@ def parse_date(value: str, field: str) -> GivenTime:
     return GivenTime.given(parsed, value)
 
 
-def _parse_dates(schema: dict, value, path: list):
-    """`value` with every string the schema marks as a date parsed, in a new structure (the caller's is left
-    as it was). Fields are parsed in the schema's order, so the first bad date named is always the same."""
+def _parsed(schema: dict, value, path: list):
+    """`value` as the code takes it, in a new structure (the caller's is left as it was): every string the
+    schema marks as a date parsed, and every integer field an int. Fields are parsed in the schema's order, so
+    the first bad date named is always the same."""
     if isinstance(value, dict):
         parsed = dict(value)
         for name, sub in schema.get("properties", {}).items():
@@ -157,16 +158,19 @@ def _parse_dates(schema: dict, value, path: list):
                 if sub.get("pattern") == DATE_PATTERN:
                     parsed[name] = parse_date(value[name], _field([*path, name]))
                 else:
-                    parsed[name] = _parse_dates(sub, value[name], [*path, name])
+                    parsed[name] = _parsed(sub, value[name], [*path, name])
         return parsed
     if isinstance(value, list) and "items" in schema:
-        return [_parse_dates(schema["items"], entry, [*path, i]) for i, entry in enumerate(value)]
+        return [_parsed(schema["items"], entry, [*path, i]) for i, entry in enumerate(value)]
+    if isinstance(value, float) and schema.get("type") == "integer":
+        # JSON Schema counts 2.0 as an integer (the schema passed it); Python does not: ranked[:2.0] raises.
+        return int(value)
     return value
 
 
 def validate(schema: dict, arguments) -> dict:
-    """The arguments, checked, with every date parsed into a GivenTime; raises InvalidArguments naming the
-    first field at fault (and listing all of them)."""
+    """The arguments, checked, with every date parsed into a GivenTime and every integer an int; raises
+    InvalidArguments naming the first field at fault (and listing all of them)."""
     if arguments is None:
         arguments = {}
     errors = sorted(Draft202012Validator(schema).iter_errors(arguments), key=lambda e: list(e.absolute_path))
@@ -178,7 +182,7 @@ def validate(schema: dict, arguments) -> dict:
     for field, value in _with_pattern(ONE_LINE_PATTERN, schema, arguments, []):
         if _BREAKS.search(value):
             raise one_line_refused(field)
-    parsed = _parse_dates(schema, arguments, [])
+    parsed = _parsed(schema, arguments, [])
     items = arguments.get("items") if isinstance(arguments, dict) else None
     if isinstance(items, list):
         _check_items(items)

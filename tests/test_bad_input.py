@@ -221,3 +221,13 @@ def test_a_refused_secret_or_hostile_value_never_reaches_the_log(api, project, c
     assert all(400 <= response.status_code < 500 or "error" in response.json() for response in refused)
     text = logged(caplog)
     assert caplog.records and secret not in text and hostile not in text, text
+
+
+def test_an_integral_number_is_read_as_an_integer(api, write_key):
+    api.add({"text": "Alice: I deployed the payments service.", "kind": "message", "author": "Alice"})
+    context = Context(project=write_key[0].project, account="u_1", access="write")
+    session = rpc.Session(context=context, tools=stdio_tools(context), surface="stdio")
+    answer = stdio.answer(session, '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": '
+                          '{"name": "memory_next", "arguments": {"top": 2.0}}}')
+    assert answer["result"]["isError"] is False, answer
+    assert api.tool("grep", pattern="payments", limit=1.0).json()["found"] == 1
