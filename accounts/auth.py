@@ -83,16 +83,20 @@ def bearer_token(request) -> str | None:
 def parse_account(value: str | None) -> str:
     """The X-Twin-Account value, checked: 1 to 128 letters, digits and _ - . : @."""
     if value is None or value == "":
-        raise ApiError(HTTPStatus.BAD_REQUEST, "missing_account", f"The {ACCOUNT_HEADER} header is required: it names the end user.")
+        raise ApiError(HTTPStatus.BAD_REQUEST, "missing_account",
+                       f"The {ACCOUNT_HEADER} header is required: it names the end user.", field=ACCOUNT_HEADER)
     if len(value) > END_USER_ID_MAX:
         raise ApiError(
-            HTTPStatus.BAD_REQUEST, "invalid_account", f"{ACCOUNT_HEADER} is {len(value)} characters; at most {END_USER_ID_MAX}."
+            HTTPStatus.BAD_REQUEST, "invalid_account",
+            f"{ACCOUNT_HEADER} is {len(value)} characters; at most {END_USER_ID_MAX}.",
+            field=ACCOUNT_HEADER, bound=END_USER_ID_MAX,
         )
     if not END_USER_ID_PATTERN.match(value):
         raise ApiError(
             HTTPStatus.BAD_REQUEST,
             "invalid_account",
             f"{ACCOUNT_HEADER} may hold only letters, digits and _ - . : @ (1 to {END_USER_ID_MAX} characters).",
+            field=ACCOUNT_HEADER,
         )
     return value
 

@@ -56,7 +56,7 @@ def consent_resolve(*, user: User, project_slug: str, end_user_id: str, access: 
             raise ConsentError(
                 "end_user", f"As a {Role(role).label} of {project.name} you can connect only your own end user.")
         if not EndUser.objects.filter(project=project, external_id=end_user_id).exists():
-            raise ConsentError("end_user", f"{project.name} has no end user {end_user_id!r}.")
+            raise ConsentError("end_user", f"{project.name} has no end user by that name.")  # never quoted
     return project, end_user_id, access
 
 

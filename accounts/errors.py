@@ -1,6 +1,7 @@
 """One error shape for every /v1/ route: a stable `error` code and a human `message`."""
 
 from django.http import JsonResponse
+from rest_framework.exceptions import UnsupportedMediaType
 from rest_framework.views import exception_handler as drf_exception_handler
 
 
@@ -26,8 +27,19 @@ class ApiError(Exception):
         return response
 
 
+def unsupported_media_type(context) -> ApiError:
+    """415 naming the Content-Type header and the types the route reads. REST framework's own message quotes
+    the header's value, a caller's text; this one says only what the route accepts."""
+    view = context.get("view")
+    accepted = [parser.media_type for parser in view.get_parsers()] if view is not None else ["application/json"]
+    return ApiError(415, "unsupported_media_type", f"The body must be sent as {' or '.join(accepted)}.",
+                    field="Content-Type")
+
+
 def exception_handler(exc, context):
     """DRF's handler, reshaped into {error, message} so every route answers alike."""
+    if isinstance(exc, UnsupportedMediaType):
+        exc = unsupported_media_type(context)
     if isinstance(exc, ApiError):
         return exc.response()
     response = drf_exception_handler(exc, context)

@@ -33,37 +33,44 @@ def client_host(application: OAuthApplication) -> str:
 
 
 class RegistrationError(Exception):
-    """RFC 7591 §3.2.2: `error` is invalid_redirect_uri or invalid_client_metadata."""
+    """RFC 7591 §3.2.2: `error` is invalid_redirect_uri or invalid_client_metadata; `field` names the metadata
+    refused (e.g. "redirect_uris[1]"), and `description` says why without quoting the value: registration is
+    open to anyone, so what it refuses is a stranger's text, never sent back or logged."""
 
-    def __init__(self, error: str, description: str):
+    def __init__(self, error: str, description: str, field: str):
         super().__init__(description)
-        self.error, self.description = error, description
+        self.error, self.description, self.field = error, description, field
+
+
+# The metadata each field of the Application model is registered from, to name a refusal of its own checks.
+_METADATA_OF_FIELD = {"redirect_uris": "redirect_uris", "name": "client_name"}
 
 
 def redirect_uri_problem(uri) -> str | None:
-    """Why a redirect URI cannot be registered, or None: https, or http on a loopback address (RFC 8252)."""
+    """Why a redirect URI cannot be registered, or None: https, or http on a loopback address (RFC 8252).
+    Said of "it", never quoting the URI."""
     if not isinstance(uri, str) or not uri:
-        return "Each redirect URI must be a non-empty string."
+        return "must be a non-empty string."
     if len(uri) > REDIRECT_URI_MAX:
-        return f"A redirect URI is {len(uri)} characters; at most {REDIRECT_URI_MAX}."
+        return f"is {len(uri)} characters; at most {REDIRECT_URI_MAX}."
     parts = urlsplit(uri)
     try:
         parts.port
     except ValueError:
-        return f"{uri} has an invalid port."
+        return "has an invalid port."
     if "#" in uri or "@" in parts.netloc:
-        return f"{uri} must have no fragment and no user information."
+        return "must have no fragment and no user information."
     if parts.scheme == "https" and parts.hostname:
         return None
     if parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS:
         return None
-    return f"{uri} must be https, or http on a loopback address (127.0.0.1, [::1] or localhost)."
+    return "must be https, or http on a loopback address (127.0.0.1, [::1] or localhost)."
 
 
 def _string_list(metadata: dict, name: str, default: list) -> list[str]:
     value = metadata.get(name, default)
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise RegistrationError("invalid_client_metadata", f"{name} must be an array of strings.")
+        raise RegistrationError("invalid_client_metadata", f"{name} must be an array of strings.", name)
     return value
 
 
@@ -71,12 +78,14 @@ def _redirect_uris(metadata: dict) -> list[str]:
     """The redirect URIs asked for, each one checked; at least one, at most REDIRECT_URIS_MAX."""
     redirect_uris = _string_list(metadata, "redirect_uris", [])
     if not redirect_uris:
-        raise RegistrationError("invalid_redirect_uri", "redirect_uris is required.")
+        raise RegistrationError("invalid_redirect_uri", "redirect_uris is required.", "redirect_uris")
     if len(redirect_uris) > REDIRECT_URIS_MAX:
-        raise RegistrationError("invalid_redirect_uri", f"At most {REDIRECT_URIS_MAX} redirect_uris.")
-    for uri in redirect_uris:
+        raise RegistrationError("invalid_redirect_uri", f"At most {REDIRECT_URIS_MAX} redirect_uris.",
+                                "redirect_uris")
+    for index, uri in enumerate(redirect_uris):
         if problem := redirect_uri_problem(uri):
-            raise RegistrationError("invalid_redirect_uri", problem)
+            field = f"redirect_uris[{index}]"
+            raise RegistrationError("invalid_redirect_uri", f"{field} {problem}", field)
     return redirect_uris
 
 
@@ -84,22 +93,25 @@ def _checked_metadata(metadata) -> dict:
     """The metadata this server acts on, checked: redirect URIs, grant and response types, the token
     endpoint's auth method, the client's name, and the scopes asked for, narrowed to those served here."""
     if not isinstance(metadata, dict):
-        raise RegistrationError("invalid_client_metadata", "The body must be a JSON object.")
+        raise RegistrationError("invalid_client_metadata", "The body must be a JSON object.", "body")
     metadata = {name: value for name, value in metadata.items() if value is not None}  # null reads as absent
     redirect_uris = _redirect_uris(metadata)
     grant_types = _string_list(metadata, "grant_types", ["authorization_code"])
     if "authorization_code" not in grant_types or not set(grant_types) <= set(GRANT_TYPES):
-        raise RegistrationError("invalid_client_metadata", "grant_types may be authorization_code and refresh_token.")
+        raise RegistrationError("invalid_client_metadata", "grant_types may be authorization_code and refresh_token.",
+                                "grant_types")
     if _string_list(metadata, "response_types", list(RESPONSE_TYPES)) != list(RESPONSE_TYPES):
-        raise RegistrationError("invalid_client_metadata", 'response_types must be ["code"].')
+        raise RegistrationError("invalid_client_metadata", 'response_types must be ["code"].', "response_types")
     method = metadata.get("token_endpoint_auth_method", DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD)
     if method not in TOKEN_ENDPOINT_AUTH_METHODS:
         raise RegistrationError(
-            "invalid_client_metadata", f"token_endpoint_auth_method may be {', '.join(TOKEN_ENDPOINT_AUTH_METHODS)}.")
+            "invalid_client_metadata", f"token_endpoint_auth_method may be {', '.join(TOKEN_ENDPOINT_AUTH_METHODS)}.",
+            "token_endpoint_auth_method")
     name = metadata.get("client_name", "")
     if not isinstance(name, str) or len(name) > CLIENT_NAME_MAX:
         raise RegistrationError(
-            "invalid_client_metadata", f"client_name must be a string of at most {CLIENT_NAME_MAX} characters.")
+            "invalid_client_metadata", f"client_name must be a string of at most {CLIENT_NAME_MAX} characters.",
+            "client_name")
     requested = metadata.get("scope")
     served = list(SCOPES)
     scopes = [s for s in requested.split() if s in served] if isinstance(requested, str) else []
@@ -126,8 +138,10 @@ def oauth_client_register(*, metadata) -> dict:
     )
     try:
         application.full_clean()
-    except ValidationError as invalid:
-        raise RegistrationError("invalid_client_metadata", " ".join(invalid.messages)) from None
+    except ValidationError as invalid:  # its messages quote the value: only the field is named
+        field = _METADATA_OF_FIELD.get(next(iter(getattr(invalid, "error_dict", {})), ""), "body")
+        error = "invalid_redirect_uri" if field == "redirect_uris" else "invalid_client_metadata"
+        raise RegistrationError(error, f"{field} is not accepted by the authorization server.", field) from None
     application.save()
     registration = {
         "client_id": application.client_id,

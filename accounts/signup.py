@@ -35,6 +35,8 @@ def signup_request(*, email: str, password: str, project_name: str, next_url: st
     `link_for(token)` is the absolute URL of the link; `login_url` and `reset_url` are where the note points.
     """
     email = email.strip().lower()
+    # Hashed in both branches: hashing is the slow step, so a taken email answering faster would tell it.
+    hashed = make_password(password)
     if User.objects.filter(email=email).exists():
         send_mail(
             subject="You already have a twin memory account",
@@ -45,7 +47,7 @@ def signup_request(*, email: str, password: str, project_name: str, next_url: st
         )
         return
     token = secrets.token_urlsafe(32)
-    cache.set(_key(token), {"email": email, "password": make_password(password), "project_name": project_name,
+    cache.set(_key(token), {"email": email, "password": hashed, "project_name": project_name,
                             "next": next_url}, SIGNUP_LINK_SECONDS)
     send_mail(
         subject="Finish signing up to twin memory",

@@ -304,7 +304,7 @@ def run(request, slug: str):
         fallback = offered.get(DEFAULT_TOOL) or next(iter(offered.values()))
         return _render(request, project, tool=fallback, end_user=end_user, fields=form_fields(fallback),
                        status=HTTPStatus.BAD_REQUEST,
-                       problem=f"No tool named {name!r}: choose one of {', '.join(offered)}.")
+                       problem=f"No tool by that name: choose one of {', '.join(offered)}.")  # never quoted
     arguments, errors, rows, texts = arguments_from(tool, request.POST)
     try:
         account = parse_account(end_user)

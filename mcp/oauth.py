@@ -80,7 +80,7 @@ def register(request):
     try:
         registration = oauth_client_register(metadata=metadata)
     except RegistrationError as refused:
-        return _oauth_error(HTTPStatus.BAD_REQUEST, refused.error, refused.description)
+        return _oauth_error(HTTPStatus.BAD_REQUEST, refused.error, refused.description, field=refused.field)
     response = JsonResponse(registration, status=HTTPStatus.CREATED)
     response["Cache-Control"] = "no-store"
     return response

@@ -200,9 +200,10 @@ def _handshake_era(session: Session, message, headers) -> Era:
         return Era(session.revision)
     version = headers.get(eras.VERSION_HEADER, OLDEST)
     if version not in VERSIONS:
-        # A client probing a newer revision reads this and falls back to initialize.
-        raise RpcError(INVALID_REQUEST, f"MCP-Protocol-Version {version!r} is not served here.",
-                       {"supported": list(VERSIONS), "requested": version}, HTTPStatus.BAD_REQUEST)
+        # A client probing a newer revision reads this and falls back to initialize. The header is named,
+        # never quoted: it is a caller's text, of any length and any characters.
+        raise RpcError(INVALID_REQUEST, f"The {eras.VERSION_HEADER} header names a revision not served here.",
+                       {"supported": list(VERSIONS), "field": eras.VERSION_HEADER}, HTTPStatus.BAD_REQUEST)
     return Era(version)
 
 

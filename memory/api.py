@@ -54,6 +54,8 @@ def tool_view(tool: Tool):
                 401: OpenApiResponse(ERROR_SCHEMA, description="No key, or not a key this service issued."),
                 403: OpenApiResponse(ERROR_SCHEMA, description="A read key on a route that writes."),
                 404: OpenApiResponse(ERROR_SCHEMA, description="Memory holds no answer: why, and what exists."),
+                409: OpenApiResponse(ERROR_SCHEMA, description="The item named was stored with a date that cannot "
+                                     "be read back (before dates were bounded): names the field."),
                 503: OpenApiResponse(ERROR_SCHEMA, description="Busy, or a dependency is down: try again after "
                                      "Retry-After seconds (also retry_after in the body)."),
                 429: OpenApiResponse(ERROR_SCHEMA, description="Over the key's rate limit, or the project's read "

@@ -39,3 +39,16 @@ class CannotAnswer(ApiError):
 
     def __init__(self, error: str, message: str, **details):
         super().__init__(HTTPStatus.NOT_FOUND, error, message, **details)
+
+
+class UnreadableItem(CannotAnswer):
+    """A stored item holds a date from before dates were bounded (a UTC year past 9999 or before 1): the
+    database holds it, but Python, and so psycopg, cannot read it back. Migration 0015 repairs such rows; this
+    answers one met before it ran. HTTP 409 (the call is fine, the stored row is not), MCP `isError: true`;
+    names the field that named the item, never its id (a caller's text)."""
+
+    def __init__(self, *, field: str):
+        super().__init__("unreadable_item", f"{field}: that item was stored with a date this service cannot read "
+                         "back (from before dates were bounded); forget it and add it again, or have the "
+                         "operator run the migrations, which repair it.", field=field)
+        self.status = HTTPStatus.CONFLICT

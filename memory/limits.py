@@ -20,6 +20,10 @@ ITEM_FIELD_MAX = 512  # author, role, session, title, about
 # renders it on. A regular-expression class body, read alike by Python and JSON Schema (ECMA-262).
 LINE_BREAKERS = r"\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069"
 ONE_LINE = "one line"  # the bound a refusal names
+# A key a caller chose (metadata's, an unknown field's) is named in a refusal or a field path only when it is
+# plainly a name: any other (a line of markdown, a secret, a kilobyte) is named UNNAMED_KEY, never echoed.
+PLAIN_KEY = r"^[A-Za-z_][A-Za-z0-9_]{0,31}$"
+UNNAMED_KEY = "?"
 ITEM_METADATA_MAX_BYTES = 16 * 1024
 # How deeply any JSON a caller sends may nest arrays and objects (twin/json_limits.py): far more than any
 # request or metadata needs, far less than the depth at which Python's json module overflows its stack.

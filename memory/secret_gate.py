@@ -24,7 +24,7 @@ from accounts.models import SecretPolicy
 from .answers import REFUSED
 from .errors import InvalidArguments
 from .limits import ITEM_FIELD_MAX, ITEM_TEXT_MAX
-from .secrets import DETECTORS, KEY_IN_PATH, KINDS, PASSWORD_KEY, find_secret, scan_item
+from .secrets import DETECTORS, KEY_IN_PATH, KINDS, PASSWORD_KEY, find_secret, key_in_path, scan_item
 from .selectors import Memory
 
 REDACTED = "[redacted: {}]"
@@ -118,7 +118,7 @@ def _redact_json(value, path: str, password_key: re.Match | None, redactions: li
     if isinstance(value, dict):
         cleaned = {}
         for key, inner in value.items():
-            name, inner_path = str(key), f"{path}.{key}"
+            name, inner_path = str(key), f"{path}.{key_in_path(str(key))}"
             kind = find_secret(name)
             if kind:
                 redactions.append(Found(f"{path}.{KEY_IN_PATH}", kind))

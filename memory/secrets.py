@@ -31,9 +31,11 @@ from detect_secrets.plugins import (
     softlayer, square_oauth, stripe, telegram_token, twilio,
 )
 
+from memory.limits import PLAIN_KEY, UNNAMED_KEY
 from memory.secret_rules import CardRule, PasswordRule, UrlPasswordRule
 
 KEY_IN_PATH = "<key>"  # names a metadata key in a field path, since the key itself may be the secret
+_PLAIN_KEY = re.compile(PLAIN_KEY)
 WHOLE_TEXT_BELOW = 2_000  # shorter texts are scanned whole: cutting them into lines costs more than it saves
 # A key that ends in a password's name makes its value one: {"wifi_password": "Xy7#kL9q"}, {"door_pin": 4821};
 # not {"password_policy": "strict"}.
@@ -122,6 +124,12 @@ def _lines_holding(text: str, haystack: str, gate: re.Pattern) -> str:
     return "\n".join(lines)
 
 
+def key_in_path(key: str) -> str:
+    """How a field path names a metadata key that holds no secret: as it is when plainly a name, else
+    UNNAMED_KEY, since a caller's key may be anything (a line of markdown, a kilobyte) and a path is answered."""
+    return key if _PLAIN_KEY.match(key) else UNNAMED_KEY
+
+
 def scan_item(item: dict) -> tuple[str, str] | None:
     """(field path, kind) of the first secret in an item, or None. Every string is scanned: top-level fields
     (text, id, author, role, session, title, about...) and metadata keys and values at any depth
@@ -139,7 +147,8 @@ def _scan_value(value, path: str, password_key: re.Match | None) -> tuple[str, s
             kind = find_secret(name)
             if kind:
                 return f"{path}.{KEY_IN_PATH}" if path else KEY_IN_PATH, kind
-            found = _scan_value(inner, f"{path}.{name}" if path else name, PASSWORD_KEY.search(name))
+            shown = key_in_path(name)
+            found = _scan_value(inner, f"{path}.{shown}" if path else shown, PASSWORD_KEY.search(name))
             if found:
                 return found
     elif isinstance(value, list):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import numpy as np
-from django.db import connection
+from django.db import DataError, connection
 from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 from pgvector import Vector
@@ -24,7 +24,8 @@ from pgvector import Vector
 from accounts.auth import Context
 from accounts.models import EndUser
 
-from .errors import CannotAnswer
+from .errors import CannotAnswer, UnreadableItem
+from .limits import DATE_EARLIEST, DATE_LATEST
 from .models import Fact, Item, ItemVersion, Passage, Thread, WrittenIndex
 from .scope import ScopeConflict, scoped, scoped_to_account  # noqa: F401 (ScopeConflict: re-exported)
 
@@ -134,6 +135,20 @@ def _halfvec(vector: np.ndarray) -> str:
     return Vector(vector.tolist()).to_text()
 
 
+def outside_the_dates(*columns: str) -> Q:
+    """Rows with a time in any of `columns` outside the dates the stack can hold (limits.py): stored before
+    dates were bounded, held by PostgreSQL but not readable by psycopg. Compared in SQL, as no such row can
+    be loaded to look."""
+    found = Q()
+    for column in columns:
+        found |= Q(**{f"{column}__gt": DATE_LATEST}) | Q(**{f"{column}__lt": DATE_EARLIEST})
+    return found
+
+
+# An item that cannot be loaded: a time of its own, or of one of its versions, outside the dates.
+UNREADABLE_ITEM = outside_the_dates("at", "expires", "versions__replaced_at")
+
+
 def no_memory(context: Context) -> CannotAnswer:
     """The answer for an end user with nothing added yet."""
     return CannotAnswer("no_memory",
@@ -179,6 +194,20 @@ class Memory:
         items = self.items() if pks is None else self.items().filter(pk__in=pks)
         # an item whose read failed at this version waits for an edit (read/failures.py)
         return items.exclude(read_version=F("version")).exclude(failed_version=F("version")).order_by("at", "pk")
+
+    @contextlib.contextmanager
+    def readable(self, fields: dict[str, str]):
+        """Load the items of the external ids in `fields` ({id: the field that named it}) inside: a DataError
+        met on one stored with a date outside the dates (UNREADABLE_ITEM) is answered UnreadableItem naming
+        its field, never a 500. Any other DataError propagates. The look costs nothing until one is met."""
+        try:
+            yield
+        except DataError:
+            unreadable = set(self.items().filter(UNREADABLE_ITEM, external_id__in=list(fields))
+                             .values_list("external_id", flat=True))
+            if not unreadable:
+                raise
+            raise UnreadableItem(field=next(field for key, field in fields.items() if key in unreadable)) from None
 
     def item_versions(self, item: Item) -> QuerySet[ItemVersion]:
         """An item's earlier texts, oldest first."""

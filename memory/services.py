@@ -167,10 +167,14 @@ def _store(memory: Memory, items: list[dict]) -> list[dict]:
     results: list[dict | None] = [None] * len(items)
     stored: list[Item] = []
     with transaction.atomic():
-        ids = [screen.item["id"] for screen in screened if screen.item and screen.item.get("id")]
-        existing = {
-            item.external_id: item for item in memory.items().select_for_update().filter(external_id__in=ids)
-        }
+        ids: dict[str, str] = {}  # each id, by the field of the first item naming it
+        for index, screen in enumerate(screened):
+            if screen.item and screen.item.get("id"):
+                ids.setdefault(screen.item["id"], f"items[{index}].id")
+        with memory.readable(ids):
+            existing = {
+                item.external_id: item for item in memory.items().select_for_update().filter(external_id__in=ids)
+            }
         without_ids = []
         for index, (raw, screen) in enumerate(zip(items, screened)):
             if screen.item is None:
@@ -241,7 +245,10 @@ def enqueue_read(memory: Memory) -> None:
 
 
 def _item(memory: Memory, external_id: str) -> Item:
-    item = memory.items().filter(external_id=external_id).first()
+    """The memory's item `external_id`, named by the argument `id`; or CannotAnswer: not found, or stored
+    with a date this service cannot read back."""
+    with memory.readable({external_id: "id"}):
+        item = memory.items().filter(external_id=external_id).first()
     if item is None:
         # The message is kept among Usage's last errors: an id holding a secret is named by its kind only.
         kind = find_secret(external_id)
@@ -273,10 +280,11 @@ def memory_correct(*, memory: Memory, id: str, text: str) -> dict:
 def memory_versions(*, memory: Memory, id: str) -> dict:
     """An item's current text and every earlier version, oldest first."""
     item = _item(memory, id)
-    versions = [
-        {"version": v.version, "text": v.text, "replaced_at": v.replaced_at.isoformat(), **v.fields}
-        for v in memory.item_versions(item)
-    ]
+    with memory.readable({id: "id"}):
+        versions = [
+            {"version": v.version, "text": v.text, "replaced_at": v.replaced_at.isoformat(), **v.fields}
+            for v in memory.item_versions(item)
+        ]
     current = {"version": item.version, "text": item.text, "updated_at": item.updated_at.isoformat(),
                **_snapshot(item)}
     return {"id": id, "current": current, "versions": versions}

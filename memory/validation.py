@@ -16,6 +16,7 @@ from jsonschema import Draft202012Validator
 from .errors import InvalidArguments
 from .limits import (
     DATE_EARLIEST, DATE_LATEST, DATE_MAX, ITEM_METADATA_MAX_BYTES, LINE_BREAKERS, OFFSET_MAX, OFFSET_MIN, ONE_LINE,
+    PLAIN_KEY, UNNAMED_KEY,
 )
 from .secrets import find_secret
 
@@ -48,9 +49,9 @@ ONE_LINE_PATTERN = f"^[^{LINE_BREAKERS}]*$"
 _BREAKS = re.compile(f"[{LINE_BREAKERS}]")
 # A lone surrogate (json.loads reads "\ud800" into one) cannot be stored, logged or encoded as UTF-8.
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# A key a caller chose (metadata's, an unknown field's) is named in a refusal only when it is plainly a name,
-# and not a secret (an AWS key id is 20 letters and digits).
-_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$")
+# A key a caller chose is named in a refusal only when it is plainly a name (limits.PLAIN_KEY), and not a
+# secret (an AWS key id is 20 letters and digits).
+_PLAIN_KEY = re.compile(PLAIN_KEY)
 
 
 def _nameable(key: str) -> bool:
@@ -63,7 +64,7 @@ def _field(path) -> str:
     out = ""
     for part in path:
         if not isinstance(part, int) and not _nameable(part):
-            part = "?"  # never echo a caller's key that is not plainly a name
+            part = UNNAMED_KEY  # never echo a caller's key that is not plainly a name
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out or "arguments"
 
@@ -97,7 +98,7 @@ def _describe(error) -> dict:
     elif v == "additionalProperties":
         allowed = sorted(error.schema.get("properties", {}))
         extra = sorted(set(inst) - set(allowed))
-        name = extra[0] if _nameable(extra[0]) else "?"
+        name = extra[0] if _nameable(extra[0]) else UNNAMED_KEY
         field = f"{field}.{name}" if field != "arguments" else name
         message = f"{field}: not a known field; the fields are {', '.join(allowed) or 'none'}"
     elif v == "required":
@@ -146,9 +147,10 @@ def parse_date(value: str, field: str) -> GivenTime:
     return GivenTime.given(parsed, value)
 
 
-def _parse_dates(schema: dict, value, path: list):
-    """`value` with every string the schema marks as a date parsed, in a new structure (the caller's is left
-    as it was). Fields are parsed in the schema's order, so the first bad date named is always the same."""
+def _parsed(schema: dict, value, path: list):
+    """`value` as the code takes it, in a new structure (the caller's is left as it was): every string the
+    schema marks as a date parsed, and every integer field an int. Fields are parsed in the schema's order, so
+    the first bad date named is always the same."""
     if isinstance(value, dict):
         parsed = dict(value)
         for name, sub in schema.get("properties", {}).items():
@@ -156,16 +158,19 @@ def _parse_dates(schema: dict, value, path: list):
                 if sub.get("pattern") == DATE_PATTERN:
                     parsed[name] = parse_date(value[name], _field([*path, name]))
                 else:
-                    parsed[name] = _parse_dates(sub, value[name], [*path, name])
+                    parsed[name] = _parsed(sub, value[name], [*path, name])
         return parsed
     if isinstance(value, list) and "items" in schema:
-        return [_parse_dates(schema["items"], entry, [*path, i]) for i, entry in enumerate(value)]
+        return [_parsed(schema["items"], entry, [*path, i]) for i, entry in enumerate(value)]
+    if isinstance(value, float) and schema.get("type") == "integer":
+        # JSON Schema counts 2.0 as an integer (the schema passed it); Python does not: ranked[:2.0] raises.
+        return int(value)
     return value
 
 
 def validate(schema: dict, arguments) -> dict:
-    """The arguments, checked, with every date parsed into a GivenTime; raises InvalidArguments naming the
-    first field at fault (and listing all of them)."""
+    """The arguments, checked, with every date parsed into a GivenTime and every integer an int; raises
+    InvalidArguments naming the first field at fault (and listing all of them)."""
     if arguments is None:
         arguments = {}
     errors = sorted(Draft202012Validator(schema).iter_errors(arguments), key=lambda e: list(e.absolute_path))
@@ -177,7 +182,7 @@ def validate(schema: dict, arguments) -> dict:
     for field, value in _with_pattern(ONE_LINE_PATTERN, schema, arguments, []):
         if _BREAKS.search(value):
             raise one_line_refused(field)
-    parsed = _parse_dates(schema, arguments, [])
+    parsed = _parsed(schema, arguments, [])
     items = arguments.get("items") if isinstance(arguments, dict) else None
     if isinstance(items, list):
         _check_items(items)

@@ -1,6 +1,8 @@
 """No 500 for bad input: each input an attacker sent that once answered 500 is refused by name (400 or the
 JSON-RPC error the wire document gives), and nothing is stored for it."""
 
+import logging
+
 import pytest
 from django.test import Client
 
@@ -98,8 +100,11 @@ def test_a_malformed_content_length_is_400(db):
 
 
 def test_a_body_that_is_not_json_is_refused_by_name(api):
-    text = api.client.post("/v1/memory/search", data="query=x", content_type="text/plain", headers=api.headers())
+    text = api.client.post("/v1/memory/search", data="query=x", content_type="text/x-evil-7f3a",
+                           headers=api.headers())
     assert text.status_code == 415 and text.json()["error"] == "unsupported_media_type"
+    assert text.json()["field"] == "Content-Type" and "application/json" in text.json()["message"]
+    assert "evil-7f3a" not in text.content.decode(), "the header's value is never echoed"
     broken = raw_post(api, "/v1/memory/search", '{"query": ')
     assert broken.status_code == 400 and broken.json()["error"] == "invalid_json"
     assert broken.json()["field"] == "body"
@@ -127,7 +132,13 @@ def test_a_huge_number_in_the_playground_is_refused_by_its_range(alice, project,
     assert deep.status_code == 400 and "nests deeper than 64" in html(deep)
 
 
-def test_a_refusal_never_echoes_the_value(api, project):
+def logged(caplog) -> str:
+    """Everything the records caught say, their arguments and any traceback included."""
+    return "\n".join(f"{record.getMessage()} {record.args!r} {record.exc_text or ''}" for record in caplog.records)
+
+
+def test_a_refusal_never_echoes_the_value(api, project, caplog):
+    caplog.set_level(logging.DEBUG)
     secret = "sk-live-0123456789abcdef"
     cases = [{"items": [{"text": "x", "kind": secret}]}, {"items": [{"text": "x", "at": secret}]},
              {"items": [{"text": "x", "title": secret + "\n"}]}, {"items": [{"text": "x", secret: 1}]},
@@ -135,6 +146,7 @@ def test_a_refusal_never_echoes_the_value(api, project):
     for body in cases:
         response = api.tool("add", **body)
         assert response.status_code == 400 and secret not in response.content.decode(), response.content
+    assert caplog.records and secret not in logged(caplog), "nor in the log"
     with scoped(project.pk):
         assert RecentError.objects.count() == len(cases), "each refusal is kept among the last errors"
         assert not RecentError.objects.filter(message__contains=secret).exists()
@@ -146,3 +158,76 @@ def test_the_stdio_server_refuses_deep_json_and_a_bad_id_too(read_key):
     assert stdio.answer(session, DEEP)["error"]["code"] == -32700
     bad_id = stdio.answer(session, '{"jsonrpc": "2.0", "id": ' + LONE + ', "method": "ping"}')
     assert bad_id["id"] is None and bad_id["error"]["code"] == -32600
+
+
+NOT_FINITE = ["NaN", "Infinity", "-Infinity", "1e999"]  # read by Python's json, refused by PostgreSQL's
+
+
+@pytest.mark.parametrize("number", NOT_FINITE)
+def test_a_number_that_is_not_finite_is_refused_on_every_reader(api, alice, project, read_key, number):
+    added = raw_post(api, "/v1/memory/add", '{"items": [{"text": "x", "metadata": {"a": ' + number + "}}]}")
+    assert added.status_code == 400 and added.json()["error"] == "invalid_json", added.content
+    assert added.json()["field"] == "body" and "not finite" in added.json()["message"]
+    call = ('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "memory_add", "arguments": '
+            '{"items": [{"text": "x", "metadata": {"a": ' + number + "}}]}}}")
+    over_mcp = raw_post(api, "/v1/mcp", call)
+    assert over_mcp.status_code == 400 and over_mcp.json()["error"]["code"] == -32700
+    registration = raw_post(Client(), "/oauth/register", '{"client_name": ' + number + "}", REMOTE_ADDR=fresh_address())
+    assert registration.status_code == 400 and registration.json()["field"] == "body"
+    played = logged_in(alice).post(f"/projects/{project.slug}/playground/run",
+                                   {"tool": "memory_add", "end_user": "u_1",
+                                    "items-json": '[{"text": "x", "metadata": {"a": ' + number + "}}]"})
+    assert played.status_code == 400 and "not finite" in html(played)
+    imported = api.client.post("/v1/memory/import", content_type="application/x-ndjson", headers=api.headers(),
+                               data='{"format": "twin-memory-export", "version": 1, "items": ' + number + "}\n")
+    assert imported.status_code == 400 and (imported.json()["line"], imported.json()["field"]) == (1, "line")
+    context = Context(project=read_key[0].project, account="u_1", access="read")
+    session = rpc.Session(context=context, tools=stdio_tools(context), surface="stdio")
+    assert stdio.answer(session, '{"jsonrpc": "2.0", "id": ' + number + ', "method": "ping"}')["error"]["code"] == -32700
+    with scoped(project.pk):
+        assert not Item.objects.exists()
+
+
+def test_a_body_over_its_bound_is_refused_by_field(api):
+    response = raw_post(api, "/v1/memory/search", '{"query": "x"}', CONTENT_LENGTH=str(10**12))
+    assert response.status_code == 413 and response.json()["error"] == "too_large"
+    assert response.json()["field"] == "body"
+
+
+def test_a_missing_or_bad_account_header_is_refused_by_field(api):
+    for account in (None, "a" * 129, "evil-7f3a/x"):
+        response = api.as_account(account).tool("search", query="x")
+        assert response.status_code == 400 and response.json()["field"] == "X-Twin-Account", response.content
+        assert "evil-7f3a" not in response.content.decode()
+        over_mcp = api.as_account(account).mcp("ping").json()
+        assert over_mcp["error"]["data"]["field"] == "X-Twin-Account"
+
+
+def test_a_refused_secret_or_hostile_value_never_reaches_the_log(api, project, caplog):
+    caplog.set_level(logging.DEBUG)
+    secret, hostile = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8", "evil-7f3a"
+    gated = api.tool("add", items=[{"text": f"my token is {secret}"}]).json()
+    assert gated["items"][0]["status"] == "refused", "the secret gate refuses it"
+    refused = [
+        api.tool("add", items=[{"text": "x", "author": f"{hostile}\n## Instructions"}]),
+        api.tool("search", query=hostile, before=f"{hostile}-12-01"),
+        api.tool("grep", pattern="x", limit=hostile),
+        api.as_account(f"{hostile}/x").tool("search", query="x"),
+        raw_post(api, "/v1/memory/search", '{"query": "' + hostile + '", "x": NaN}'),
+        api.mcp("tools/call", {"name": hostile, "arguments": {}}),
+        raw_post(Client(), "/oauth/register", '{"redirect_uris": ["http://' + hostile + '.example/cb"]}',
+                 REMOTE_ADDR=fresh_address()),
+    ]
+    assert all(400 <= response.status_code < 500 or "error" in response.json() for response in refused)
+    text = logged(caplog)
+    assert caplog.records and secret not in text and hostile not in text, text
+
+
+def test_an_integral_number_is_read_as_an_integer(api, write_key):
+    api.add({"text": "Alice: I deployed the payments service.", "kind": "message", "author": "Alice"})
+    context = Context(project=write_key[0].project, account="u_1", access="write")
+    session = rpc.Session(context=context, tools=stdio_tools(context), surface="stdio")
+    answer = stdio.answer(session, '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": '
+                          '{"name": "memory_next", "arguments": {"top": 2.0}}}')
+    assert answer["result"]["isError"] is False, answer
+    assert api.tool("grep", pattern="payments", limit=1.0).json()["found"] == 1

@@ -315,3 +315,10 @@ def test_the_playground_says_what_became_of_each_saved_item():
     assert item_note({"id": "a", "status": "added", "redacted": [
         {"field": "items[0].text", "secret": "Password"}]}) == "stored with items[0].text (Password) redacted"
     assert item_note({"id": "a", "status": "added"}) == ""
+
+
+def test_a_tool_name_not_offered_is_refused_without_echo(alice, project):
+    response = logged_in(alice).post(f"/projects/{project.slug}/playground/run",
+                                     {"tool": "evil-7f3a<b>", "end_user": "u_1"})
+    assert response.status_code == 400 and "No tool by that name" in response.content.decode()
+    assert "evil-7f3a" not in response.content.decode()

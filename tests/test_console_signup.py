@@ -2,6 +2,7 @@
 
 import re
 
+from django.contrib.auth.hashers import MD5PasswordHasher
 from django.core import mail
 from django.test import Client
 
@@ -51,6 +52,25 @@ def test_it_answers_the_same_whether_or_not_the_email_has_an_account(alice):
     assert "/password-reset" in exists.body and "/signup/" not in exists.body
     assert User.objects.filter(email="alice@example.com").count() == 1
     assert Client().login(username="alice@example.com", password="alice-password-1"), "her password is unchanged"
+
+
+class CountingHasher(MD5PasswordHasher):
+    """A hasher that counts its hashes, to see which sign-ups hash a password."""
+
+    algorithm, hashed = "counting_md5", []
+
+    def encode(self, password, salt):
+        self.hashed.append(password)
+        return super().encode(password, salt)
+
+
+def test_it_hashes_the_password_whether_or_not_the_email_has_an_account(alice, settings):
+    # Hashing is the slow step: a sign-up that skipped it for a taken email would tell it by its time.
+    settings.PASSWORD_HASHERS = ["tests.test_console_signup.CountingHasher", *settings.PASSWORD_HASHERS]
+    CountingHasher.hashed.clear()
+    sign_up(Client(), email="dana@example.com", password="a-long-pass-9")
+    sign_up(Client(), email="alice@example.com", password="a-long-pass-10")
+    assert CountingHasher.hashed == ["a-long-pass-9", "a-long-pass-10"]
 
 
 def test_it_refuses_a_weak_password(db):

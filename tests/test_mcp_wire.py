@@ -213,3 +213,9 @@ def test_a_read_key_calling_memory_add_is_refused_in_the_same_words_as_over_http
     assert rpc["error"]["message"] == http.json()["message"]
     assert "needs a read and write key or a Read and save connection" in rpc["error"]["message"]
     assert rpc["error"]["data"]["scope"] == "memory:write"
+
+
+def test_a_protocol_version_header_not_served_is_named_never_echoed(api):
+    response = api.mcp("ping", **{"MCP-Protocol-Version": "evil-7f3a\u2028## Instructions"})
+    assert response.status_code == 400 and "evil-7f3a" not in response.content.decode()
+    assert response.json()["error"]["data"]["field"] == "MCP-Protocol-Version"

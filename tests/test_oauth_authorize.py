@@ -1,5 +1,7 @@
 """/oauth/authorize: the log-in, the consent card, and the code it sends back (PKCE S256, resource, iss)."""
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -242,3 +244,10 @@ def test_a_viewer_in_one_project_and_member_in_another_sees_which_allows_saving(
     assert f'value="{other_project.slug}" data-can-write="1"' in html
     refused = client.post(url, card_post_data(client.get(url), access="write", project=project.slug))
     assert b"As a Viewer of Alice Co you can grant Read only." in refused.content
+
+
+def test_an_end_user_refused_on_the_card_is_not_quoted_in_the_error(bob, project, app):
+    client, url = logged_in(bob), authorize_query(app, pkce()[1])
+    refused = client.post(url, card_post_data(client.get(url), end_user="u_evil-7f3a"))
+    error = re.search(r'<p class="field-error" id="end-user-error"[^>]*>(.*?)</p>', refused.content.decode()).group(1)
+    assert "has no end user" in error and "evil-7f3a" not in error

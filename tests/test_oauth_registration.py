@@ -149,3 +149,26 @@ def test_a_burst_across_a_minute_boundary_is_still_one_burst(db, settings, monke
 
 def test_it_answers_only_post(db):
     assert Client().get("/oauth/register").status_code == 405
+
+
+MARK = "evil-7f3a"  # in every refused value, so an echo is found wherever it lands
+
+
+@pytest.mark.parametrize("metadata, field", [
+    ({"redirect_uris": [REDIRECT_URI, f"http://{MARK}.example/cb"]}, "redirect_uris[1]"),
+    ({"redirect_uris": [f"https://{MARK}.example:99999/cb"]}, "redirect_uris[0]"),
+    ({"redirect_uris": [f"https://{MARK}.example/cb#frag"]}, "redirect_uris[0]"),
+    ({"redirect_uris": [f"https://{MARK} example/cb"]}, "redirect_uris"),
+    ({"redirect_uris": None}, "redirect_uris"),
+    ({"redirect_uris": [7]}, "redirect_uris"),
+    ({"grant_types": [MARK]}, "grant_types"),
+    ({"response_types": [MARK]}, "response_types"),
+    ({"token_endpoint_auth_method": MARK}, "token_endpoint_auth_method"),
+    ({"client_name": MARK * 30}, "client_name"),
+])
+def test_a_refusal_names_its_field_and_never_echoes_the_value(db, metadata, field):
+    response = register(**metadata)
+    assert response.status_code == 400, response.content
+    assert response.json()["field"] == field
+    assert MARK not in response.content.decode()
+    assert OAuthApplication.objects.count() == 0

@@ -224,3 +224,13 @@ def test_an_imported_item_holding_a_secret_is_named_by_line_and_field(api, proje
         assert answer["statuses"] == {"added": 3}
         assert answer["refused"] == [] and answer["redacted"] == place
         assert stored["n2"] == "the deploy key is [redacted: AWS Access Key]"
+
+
+@pytest.mark.parametrize("policy", [SecretPolicy.REFUSE, SecretPolicy.REDACT])
+def test_a_metadata_key_that_is_not_plainly_a_name_is_never_in_a_field_path(api, alice, project, policy):
+    logged_in(in_role(project, Role.ADMIN)).post(f"/projects/{project.slug}/secrets", {"policy": policy})
+    hostile = "evil-7f3a\n## Instructions"
+    answer = api.add({"text": "x", "metadata": {hostile: {"token": GITHUB}}})["items"][0]
+    fields = [answer["field"]] if policy == SecretPolicy.REFUSE else [found["field"] for found in answer["redacted"]]
+    assert fields == ["items[0].metadata.?.token"], answer
+    assert "evil-7f3a" not in json.dumps(answer)

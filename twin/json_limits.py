@@ -3,16 +3,19 @@
 Python's json module recurses once per nesting level, so a body nested a thousand levels deep raises
 RecursionError (a 500) instead of a refusal. Every JSON a caller sends is read here: the nesting is measured
 first, without parsing, and refused past JSON_DEPTH_MAX, as is anything json.loads cannot read (a number of
-more than 4,300 digits included). The /v1/memory/* routes read through JSONParser (REST framework's parser,
+more than 4,300 digits included) and any number that is not finite: json.loads reads NaN, Infinity and
+-Infinity (which JSON does not have) and 1e999 (which overflows to inf) into floats that PostgreSQL's json
+refuses (a DataError, a 500) and that json.dumps writes back as invalid JSON. The /v1/memory/* routes read through JSONParser (REST framework's parser,
 set in settings), /v1/mcp, /oauth/register and the playground call loads().
 """
 
 import json
+import math
 import re
 
 from rest_framework import exceptions, parsers
 
-from memory.limits import JSON_DEPTH_MAX
+from memory.limits import JSON_DEPTH_MAX, PLAIN_KEY, UNNAMED_KEY
 
 # A JSON string, escapes included: what lies inside one is never nesting.
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
@@ -20,7 +23,8 @@ _BRACKETS = re.compile(rb"[^\[\]{}]+")
 # A lone surrogate escape ("\ud800" not followed by its low half, or a low half alone): json.loads reads it
 # into a str that no UTF-8 encoder, log or database accepts.
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
-_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$")
+_PLAIN_KEY = re.compile(PLAIN_KEY)
+NOT_FINITE = "The JSON holds a number that is not finite (NaN, Infinity or one too large for a float)."
 
 
 class InvalidJson(ValueError):
@@ -36,13 +40,29 @@ def depth(data: bytes) -> int:
     return deepest
 
 
+def _no_constant(name: str):
+    """json.loads' parse_constant: NaN, Infinity and -Infinity are not JSON, whatever Python reads."""
+    raise InvalidJson(NOT_FINITE)
+
+
+def _finite_float(text: str) -> float:
+    """json.loads' parse_float: a number too large for a float (1e999) is refused, not read as inf."""
+    number = float(text)
+    if not math.isfinite(number):
+        raise InvalidJson(NOT_FINITE)
+    return number
+
+
 def loads(data: bytes | str):
-    """The JSON value of `data`, or InvalidJson: not UTF-8, not JSON, or nested deeper than JSON_DEPTH_MAX."""
+    """The JSON value of `data`, or InvalidJson: not UTF-8, not JSON, a number that is not finite, or nested
+    deeper than JSON_DEPTH_MAX."""
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     if depth(raw) > JSON_DEPTH_MAX:
         raise InvalidJson(f"The JSON nests deeper than {JSON_DEPTH_MAX} levels of arrays and objects.")
     try:
-        return json.loads(raw)
+        return json.loads(raw, parse_constant=_no_constant, parse_float=_finite_float)
+    except InvalidJson:
+        raise
     except (ValueError, UnicodeDecodeError, RecursionError) as bad:
         raise InvalidJson(f"Not JSON: {bad.__class__.__name__}.") from None
 
@@ -53,7 +73,7 @@ def lone_surrogate_at(value, path: str = "") -> str | None:
         return path or "body" if _LONE_SURROGATE.search(value) else None
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for key, sub in items:
-        name = key if isinstance(key, int) or _PLAIN_KEY.match(key) else "?"  # a caller's key, never echoed
+        name = key if isinstance(key, int) or _PLAIN_KEY.match(key) else UNNAMED_KEY  # never echoed
         where = f"{path}[{name}]" if isinstance(key, int) else (f"{path}.{name}" if path else name)
         if isinstance(key, str) and _LONE_SURROGATE.search(key):
             return path or "body"

@@ -44,7 +44,7 @@ class BodyLimitMiddleware:
                 bound = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
             if bound is not None and size > bound:
                 return JsonResponse({"error": "too_large", "message": f"The body is {size:,} bytes; at most "
-                                     f"{bound:,}.", "bound": bound}, status=413)
+                                     f"{bound:,}.", "field": "body", "bound": bound}, status=413)
         return self.get_response(request)
 
 
