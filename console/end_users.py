@@ -16,7 +16,8 @@ from accounts.selectors import end_user_count, end_user_of_project, end_users_of
 from memory.query import browse, history
 from memory.errors import CannotAnswer
 from memory.paths import subject_path
-from memory.selectors import Memory, scoped, sizes_of_end_users
+from memory.project_selectors import sizes_of_end_users
+from memory.selectors import Memory, scoped
 from memory.services import memory_forget
 
 from .access import NOT_FOUND, project_for

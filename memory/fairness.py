@@ -33,7 +33,8 @@ from accounts.errors import ApiError
 from twin import quick_redis
 
 from .limits import READ_SLICE_CHARACTERS, READ_SLICE_ITEMS
-from .selectors import next_to_read, read_backlog, scoped, waiting_to_read
+from .project_selectors import next_to_read, read_backlog, waiting_to_read
+from .selectors import scoped
 
 log = logging.getLogger(__name__)
 # A turn waiting in the queue is kept this long (the broker's visibility timeout): its message is not lost

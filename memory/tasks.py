@@ -19,7 +19,8 @@ from . import embeddings, fairness
 from .limits import READ_RETRIES
 from .read import failures as failed
 from .read import own_indexes, pipeline
-from .selectors import Memory, unread_by_project
+from .project_selectors import unread_by_project
+from .selectors import Memory
 
 log = logging.getLogger(__name__)
 SWEEP_LIMIT = 5_000  # unread items one sweep looks at (their projects get a turn); the next sweep sees the rest

@@ -20,7 +20,8 @@ from django.db import connection, connections
 from twin.database import OWNER
 
 from ..limits import HNSW_BUILD_CANDIDATES, HNSW_LINKS
-from ..selectors import Memory, end_users_with_passages, named_rows
+from ..project_selectors import end_users_with_passages
+from ..selectors import Memory, named_rows
 
 _METHODS = {
     "passage_embedding_u{id}": "USING hnsw (embedding halfvec_cosine_ops) "
