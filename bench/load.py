@@ -236,7 +236,8 @@ def main():
     parser.add_argument("--default-limits", action="store_true", help="keep the default rate limits")
     args = parser.parse_args()
     defaults = QUICK if args.quick else FULL
-    args.seconds, args.pairs = args.seconds or defaults["seconds"], args.pairs or defaults["pairs"]
+    args.seconds = args.seconds or defaults["seconds"]
+    args.pairs = defaults["pairs"] if args.pairs is None else args.pairs
     counts = [int(n) for n in args.clients.split(",")]
     if not args.url:
         setup_database()
@@ -252,7 +253,8 @@ def main():
     try:
         asyncio.run(phase(base, clients, WARM_UP["clients"], WARM_UP["seconds"]))
         throughput = {n: report(n, *asyncio.run(phase(base, clients, n, args.seconds))) for n in counts}
-        asyncio.run(paired(base, clients[0], args.pairs))
+        if args.pairs:  # --pairs 0 leaves it out (at the default limits one client would meet its own)
+            asyncio.run(paired(base, clients[0], args.pairs))
     finally:
         stop(processes)
     smaller = [throughput[n] for n in counts if n < max(counts)]
