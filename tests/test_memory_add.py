@@ -78,6 +78,19 @@ def test_messages_of_a_session_share_a_thread_in_order(api):
     assert first["path"].startswith("passages/memory/messages/th_")
 
 
+def test_edits_and_new_messages_read_together_keep_and_take_their_places(api):
+    """One call (one slice of the read) edits two messages of a session and adds one: the edited keep their
+    passages' addresses, the new one takes the thread's next, and each is searchable as it now reads."""
+    api.add(*(message(f"A: line {n}", f"m{n}", at=f"2026-01-01T10:0{n}:00") for n in range(1, 4)))
+    api.add(message("A: line one, edited", "m1", at="2026-01-01T10:01:00"),
+            message("A: line three, edited", "m3", at="2026-01-01T10:03:00"),
+            message("A: line four", "m4", at="2026-01-01T10:04:00"))
+    places = {h["item_ids"][0]: h["passage_id"].split("/")[1] for h in api.tool("grep", pattern="A: line").json()["hits"]}
+    assert places == {"m1": "p_0001", "m2": "p_0002", "m3": "p_0003", "m4": "p_0004"}
+    assert api.tool("grep", pattern="edited").json()["found"] == 2
+    assert api.tool("grep", pattern="line 1").json()["found"] == 0, "the old text is no passage any more"
+
+
 def test_a_document_is_its_own_thread_cut_at_paragraphs(api, project):
     paragraphs = [f"Paragraph {i}: " + "words about the project plan. " * 20 for i in range(8)]
     api.add({"text": "\n\n".join(paragraphs), "kind": "document", "id": "doc", "title": "Plan"})
