@@ -4,11 +4,8 @@ A Memory is built from the request Context, which comes from the credential (or,
 user's id the task was queued with), so no caller-given value can widen it. Services, tools and tasks take
 a Memory and read through it: its querysets are already scoped to the end user (refining them is fine), and
 the SQL search ranks with runs here, scoped the same way. No other module names a memory model's manager to
-read, or runs SQL on an end user's rows.
-
-A few reads span end users, at the end: a project's read queue (next_to_read, waiting_to_read) and the
-console's counts per end user (sizes_of_end_users), in the project's scope, and for the beat's upkeep the
-sweep (unread_by_project), the read backlog's size and the own indexes (end_users_with_passages).
+read, or runs SQL on an end user's rows, but memory/project_selectors.py: the few reads that span end users
+(a project's read queue, the console's counts per end user, the beat's upkeep).
 """
 
 import contextlib
