@@ -80,11 +80,11 @@ class LargerThanBacklog(ApiError):
 
     def __init__(self, setting: str, cap: int, unit: str):
         super().__init__(
-            413, "too_large",
+            HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "too_large",
             f"The file holds more than {cap:,} {unit}, the most this project may have waiting to be read "
             f"({setting}), so it can never be admitted. Nothing was stored: split it into files of at most "
             f"{cap:,} {unit} and import them one after another.",
-            bound=cap, setting=setting,
+            field="body", bound=cap, setting=setting,
         )
 
 

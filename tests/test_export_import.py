@@ -189,7 +189,8 @@ def test_an_import_larger_than_the_whole_read_backlog_cap_is_413_not_429(api, se
     refused = import_(api, body(_lines(3)))
     assert refused.status_code == 413, refused.content
     answer = refused.json()
-    assert (answer["error"], answer["bound"], answer["setting"]) == ("too_large", 2, "READ_BACKLOG_ITEMS")
+    assert (answer["error"], answer["bound"], answer["setting"], answer["field"]) == \
+        ("too_large", 2, "READ_BACKLOG_ITEMS", "body")
     assert "Retry-After" not in refused and "retry_after" not in answer and "READ_BACKLOG_ITEMS" in answer["message"]
     settings.READ_BACKLOG_ITEMS, settings.READ_BACKLOG_CHARACTERS = 3, len("Note 0.") * 3 - 1
     answer = import_(api, body(_lines(3))).json()
