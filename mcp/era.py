@@ -44,6 +44,10 @@ METHOD_HEADER = "Mcp-Method"
 NAME_HEADER = "Mcp-Name"
 NAME_BEARING = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}  # what Mcp-Name mirrors
 _BASE64_VALUE = re.compile(r"=\?base64\?(?P<payload>.*)\?=")  # the spec's sentinel, exactly, in lower case
+# -32022 echoes the version asked for (the spec, and the conformance suite, ask it of "v999.0.0" too), but
+# only one shaped like a version: letters, digits and . - + _, at most 32 of them. Anything else is the
+# caller's text, which may be anything (markup, a secret, kilobytes of it), and is never sent back.
+_REVISION_SHAPE = re.compile(r"[\w.+-]{1,32}", re.ASCII)
 _HEADER_WHITESPACE = " \t"  # optional whitespace around a field value, which HTTP excludes (RFC 9110 §5.5)
 
 # The HTTP status of each error in the new era (transports/streamable-http): a refusal of the request is 400,
@@ -149,8 +153,10 @@ def modern_era(message: dict, headers) -> Era:
     if not isinstance(version, str) or not valid_unicode(version):
         raise _invalid_meta(PROTOCOL_VERSION_KEY, "is a string naming a protocol revision.")
     if version not in MODERN_VERSIONS:
-        raise _refuse(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version",
-                      {"supported": list(SUPPORTED_VERSIONS), "requested": version})
+        refused = {"supported": list(SUPPORTED_VERSIONS)}
+        if _REVISION_SHAPE.fullmatch(version):
+            refused["requested"] = version
+        raise _refuse(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", refused)
     if not isinstance(meta[CLIENT_CAPABILITIES_KEY], dict):
         raise _invalid_meta(CLIENT_CAPABILITIES_KEY, "is an object (empty when the client offers none).")
     if CLIENT_INFO_KEY in meta and not isinstance(meta[CLIENT_INFO_KEY], dict):
