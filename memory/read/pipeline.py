@@ -139,35 +139,13 @@ def _sentences(written: list[tuple[Item, list[Passage], list[Piece]]]) -> list[P
             for vector in piece.vectors["sentences"]]
 
 
-def _write(memory: Memory, item_pk: int, version: int, pieces: list[Piece], locked: dict[tuple, Thread]) -> bool:
-    """Replace the item's passages, inside the slice's transaction; False when the item moved on meanwhile."""
-    # The end user's row is locked with the item's, so one memory's writes (and its statistics) take turns.
-    item = memory.items().select_for_update().select_related("end_user").filter(pk=item_pk).first()
-    if item is None or item.version != version or item.is_read:
-        return False
-    thread = _thread_for(memory, item, locked)
-    old = list(memory.passages().filter(item=item).order_by("thread_id", "seq"))
-    reusable = [p.seq for p in old if p.thread_id == thread.pk]
-    stats.uncount_passages(memory, [p.pk for p in old])
-    memory.passages().filter(item=item).delete()
-    rows = [_passage(item, thread, piece, reusable) for piece in pieces]
-    Passage.objects.bulk_create(rows)
-    PassageSentence.objects.bulk_create(_sentences([(item, rows, pieces)]))
-    stats.count_passages(memory, [row.pk for row in rows])
-    thread.save(update_fields=["next_seq"])
-    record_facts(memory, item, rows)
-    item.read_version = version
-    item.read_at = timezone.now()
-    item.save(update_fields=["read_version", "read_at"])
-    return True
-
-
 def _write_slice(memory: Memory, work: list[tuple[Item, list[Piece]]], locked: dict[tuple, Thread]) -> int:
-    """Write the slice's items as `_write` writes each, in a few statements for all of them (their locks,
-    old passages, new passages and sentences, statistics, read marks) instead of about a dozen an item: the
-    writes were 44% of a slice's read (bench/README.md "Adding"). Facts are still recorded an item at a
-    time, in the slice's order, since an item may correct what an earlier one said. Returns how many were
-    written; an item that moved on meanwhile is left, as `_write` leaves it."""
+    """Replace the passages of the slice's items, inside its transaction, in a few statements for all of
+    them (their locks, old passages, new passages and sentences, statistics, read marks) instead of about a
+    dozen an item: the writes were 44% of a slice's read (bench/README.md "Adding"). Facts are still
+    recorded an item at a time, in the slice's order, since an item may correct what an earlier one said.
+    Returns how many were written; an item that moved on meanwhile (edited, read, gone) is left."""
+    # The end user's row is locked with the items', so one memory's writes (and its statistics) take turns.
     versions = {item.pk: item.version for item, _ in work}
     current = {item.pk: item for item in memory.items().select_for_update().select_related("end_user")
                .filter(pk__in=versions).order_by("pk")}
@@ -219,7 +197,7 @@ def _write_each(memory: Memory, work: list[tuple[Item, list[Piece]]], failures: 
     for item, pieces in work:
         try:
             with transaction.atomic():
-                done += _write(memory, item.pk, item.version, pieces, locked)
+                done += _write_slice(memory, [(item, pieces)], locked)
         except Exception as error:  # noqa: BLE001 - one item's fault must not stop its slice
             locked.clear()  # a thread's next_seq may be ahead of its rolled-back row: read them again
             _set_aside(failures, item, error)
