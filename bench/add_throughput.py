@@ -8,8 +8,8 @@ embedded PostgreSQL, Redis) and, through the HTTP routes:
      (`wait: false`) while searching the first memory again: time until all are searchable, items/s, and
      search p95 during the import against its idle p95
   4. adds one note at a time with `wait: true` on the idle service: time until searchable (p50, p95)
-Then the ratio, on the same texts: the texts the read embedded per second (the import's passages, their
-contexts and sentences, end to end from the first add) over the texts per second of the embedding model
+Then the ratio, on the same texts: the texts the read embedded per second (the import's passages and the
+sentences of long ones, end to end from the first add) over the texts per second of the embedding model
 alone, in this process at the workers' niceness, on a sample of the same texts, with as many threads as the
 machine has cores. The machine should be otherwise idle: the load average is printed to say if it was not.
 
@@ -81,19 +81,15 @@ class Searcher(threading.Thread):
 
 
 def read_texts(memory) -> list[str]:
-    """The texts the read embedded for `memory`: each passage (titled), with the one before it in its
-    thread, and its sentences (memory/read/pipeline.py)."""
+    """The texts the read embedded for `memory`: each passage (titled) and the sentences of a long one
+    (memory/read/pipeline.py; a passage's context vector is mixed from two passages' vectors, not embedded)."""
     from memory.read.pipeline import sentences
 
-    texts, previous = [], {}
+    texts = []
     with memory.scoped():
         for passage in memory.passages().order_by("thread_id", "seq"):
-            titled = f"{passage.title}\n{passage.text}" if passage.title else passage.text
-            texts.append(titled)
-            if previous.get(passage.thread_id) and passage.kind != "document":
-                texts.append(f"{previous[passage.thread_id]}\n{titled}")
+            texts.append(f"{passage.title}\n{passage.text}" if passage.title else passage.text)
             texts.extend(sentences(passage.text, passage.author))
-            previous[passage.thread_id] = passage.text
     return texts
 
 

@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "twin.settings")
 VAR_DIR = Path(os.environ.get("TWIN_VAR_DIR", ROOT / "var"))
 DB_NAME = "twin_bench"
-CACHE = VAR_DIR / "bench-cache" / "locomo-vectors.npz"
+CACHE = VAR_DIR / "bench-cache" / "locomo-read-vectors.npz"  # as the read makes them since session 7
 PROJECT = "Search latency bench"
 BIG, MEDIUM, MEDIUM_USERS, SMALL = 100_000, 1_000, 900, 600
 NOISE = 0.018  # per dimension: the noise vector's norm is ~0.35, a copy's cosine to its turn ~0.94
@@ -83,26 +83,27 @@ def setup(fresh: bool = False):
 
 
 def base_turns():
-    """The 2,760 LoCoMo dev turns with their vectors (text, context, sentences), embedded once and cached."""
+    """The 2,760 LoCoMo dev turns with their vectors (text, context, sentences), made once as the read makes
+    them (memory/read/pipeline.py) and cached."""
     from bench.locomo_data import items
     from memory import embeddings
-    from memory.read.pipeline import sentences
+    from memory.read.pipeline import context_vector, sentences
 
     turns, previous = [], {}
     for row in items():
         item = row["item"]
         key = (row["end_user"], item.get("session", ""))
-        before = previous.get(key)
-        context = f"{before}\n{item['text']}" if before else item["text"]
-        previous[key] = item["text"]
-        turns.append({"text": item["text"], "author": item.get("author", ""), "context": context,
+        turns.append({"text": item["text"], "author": item.get("author", ""), "before": previous.get(key),
                       "sentences": sentences(item["text"], item.get("author", ""))[:3]})
+        previous[key] = len(turns) - 1
     if CACHE.exists():
         cached = np.load(CACHE)
     else:
         started = time.perf_counter()
         text = embeddings.embed([t["text"] for t in turns])
-        context = embeddings.embed([t["context"] for t in turns])
+        context = np.array([context_vector(None if t["before"] is None else
+                                           (len(turns[t["before"]]["text"]), text[t["before"]]), len(t["text"]), v)
+                            for t, v in zip(turns, text)], np.float32)
         flat = [s for t in turns for s in t["sentences"]]
         sent = embeddings.embed(flat) if flat else np.zeros((0, embeddings.DIMENSIONS), np.float32)
         CACHE.parent.mkdir(parents=True, exist_ok=True)

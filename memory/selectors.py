@@ -14,7 +14,7 @@ from datetime import datetime
 
 import numpy as np
 from django.db import DataError, connection
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, Prefetch, Q, QuerySet
 from pgvector import Vector
 
 from accounts.auth import Context
@@ -22,7 +22,7 @@ from accounts.models import EndUser
 
 from .errors import CannotAnswer, UnreadableItem
 from .limits import DATE_EARLIEST, DATE_LATEST
-from .models import Fact, Item, ItemVersion, Passage, Thread, WrittenIndex
+from .models import Fact, Item, ItemVersion, Passage, PassageSentence, Thread, WrittenIndex
 from .scope import ScopeConflict, scoped, scoped_to_account  # noqa: F401 (ScopeConflict: re-exported)
 
 
@@ -223,6 +223,14 @@ class Memory:
         # Vectors and the tsvector are for SQL to rank with; loading them into Python costs more than the rest.
         return (Passage.objects.filter(end_user=self.end_user).select_related("thread")
                 .defer("embedding", "context_embedding", "search"))
+
+    def passage_vectors(self, item_pks: list[int], model: str) -> QuerySet[Passage]:
+        """The passages of the items `item_pks` embedded by `model`, with their vectors and their sentences'
+        (in order): what an edit's read may keep."""
+        return (Passage.objects.filter(end_user=self.end_user, item_id__in=item_pks, model=model,
+                                       embedding__isnull=False)
+                .only("title", "text", "author", "embedding")
+                .prefetch_related(Prefetch("sentences", PassageSentence.objects.order_by("pk"))))
 
     def facts(self) -> QuerySet[Fact]:
         """Every fact recorded in this memory, retracted ones included (history shows them)."""

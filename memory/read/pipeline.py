@@ -1,9 +1,9 @@
 """The background read: what memory makes of an added item.
 
 For each item whose read is behind its version: its thread, its passages (one for a message or note, a
-document cut at paragraph bounds), their vectors (the passage; the passage with the one before it; each
-sentence of a passage of several), full text (a generated column) and its statistics, the facts it states,
-and the written index. Idempotent: an item already read at its current version is skipped, so running a
+document cut at paragraph bounds), their vectors (the passage; the passage with the one before it, mixed
+from the two passages' vectors; each sentence of a long passage), full text (a generated column) and its
+statistics, the facts it states, and the written index. Idempotent: an item already read at its current version is skipped, so running a
 read twice, or concurrently, changes nothing.
 """
 
@@ -11,6 +11,7 @@ import logging
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
 from django.db import DataError, transaction
 from django.utils import timezone
 
@@ -28,16 +29,21 @@ log = logging.getLogger(__name__)
 
 _SENTENCE_BOUNDS = re.compile(r"(?<=[.!?])\s+|\s*\[|\]\s*")
 SENTENCE_MIN_CHARS = 4  # shorter pieces ("Ok.", "Hi!") carry nothing a question could match
+# A passage this long also gets a vector for each sentence: one vector over a paragraph or two blurs a line a
+# question matches (and past the model's MAX_TOKENS does not see it). Shorter ones, nearly every turn of a
+# chat (LoCoMo's longest is 444 characters), rank as well without them, at a fifth of the model's work.
+SENTENCES_FROM_CHARS = 400
 SESSION_KEY = "session:"  # how a thread of a session's items is keyed (else "item:<id>", an item's own)
 
 
-@dataclass
+@dataclass(eq=False)
 class Piece:
-    """One passage to be, with the texts to embed for it."""
+    """One passage to be, with what its vectors are made from."""
 
     text: str  # as stored
     embed_text: str  # with the item's title, as embedded
-    context: str  # the text before it in its thread, then this one
+    # The passage before it in its thread: a piece of this read, or (its length, its vector) as stored.
+    previous: "Piece | tuple[int, np.ndarray] | None"
     sentences: list[str] = field(default_factory=list)
     vectors: dict = field(default_factory=dict)
 
@@ -50,49 +56,91 @@ def _thread_key(item: Item) -> tuple[str, str]:
 
 
 def sentences(text: str, author: str) -> list[str]:
-    """The sentences of a passage of several (image captions apart), each led by its speaker; none for one."""
+    """The sentences of a long passage of several (image captions apart), each led by its speaker; none for
+    a short one, whose own vector is as near a question about one of its lines (bench/README.md "Adding")."""
+    if len(text) < SENTENCES_FROM_CHARS:
+        return []
     speaker = f"{author}: " if author else ""
     body = text[len(speaker):] if speaker and text.startswith(speaker) else text
     parts = [p.strip() for p in _SENTENCE_BOUNDS.split(body) if len(p.strip()) >= SENTENCE_MIN_CHARS]
     return [speaker + p for p in parts] if len(parts) > 1 else []
 
 
-def _previous_text(memory: Memory, item: Item) -> str:
-    """The text of the passage before this item's in its thread, as it stands in the database."""
+def _previous(memory: Memory, item: Item) -> tuple[int, np.ndarray] | None:
+    """The passage before this item's in its thread, as it stands in the database: its length and vector."""
     kind, key = _thread_key(item)
     thread = memory.threads().filter(kind=kind, key=key).first()
     if thread is None or kind == "document":
-        return ""
+        return None
     own = memory.passages().filter(item=item, thread=thread).order_by("seq").values_list("seq", flat=True).first()
-    earlier = memory.passages().filter(thread=thread)
+    earlier = memory.passages().filter(thread=thread, embedding__isnull=False)
     earlier = earlier.filter(seq__lt=own) if own else earlier
-    return earlier.order_by("-seq").values_list("text", flat=True).first() or ""
+    found = earlier.order_by("-seq").values_list("text", "embedding").first()
+    return (len(found[0]), np.asarray(found[1], dtype=np.float32)) if found else None
 
 
-def _pieces(item: Item, previous: str) -> list[Piece]:
+def _pieces(item: Item, previous: "Piece | tuple[int, np.ndarray] | None") -> list[Piece]:
     texts = cut(item.text) if item.kind == "document" else [item.text.strip() or item.text]
     pieces = []
     for text in texts:
-        titled = f"{item.title}\n{text}" if item.title else text
-        context = f"{previous}\n{titled}" if previous else titled
-        pieces.append(Piece(text, titled, context, sentences(text, item.author)))
-        previous = text
+        piece = Piece(text, _titled(item.title, text), previous, sentences(text, item.author))
+        pieces.append(piece)
+        previous = piece
     return pieces
 
 
+def context_vector(previous: tuple[int, np.ndarray] | None, length: int, own: np.ndarray) -> np.ndarray:
+    """The passage read with the one before it ((its length, its vector)): the mean of the two vectors,
+    weighed by their lengths, as mean pooling over both texts at once weighs their tokens. Held out on
+    LoCoMo it ranks as embedding the two texts together did (bench/README.md "Adding"), for no second pass
+    through the model."""
+    if previous is None:
+        return own
+    mixed = previous[0] * previous[1] + length * own
+    return mixed / max(float(np.linalg.norm(mixed)), 1e-12)
+
+
+def _titled(title: str, text: str) -> str:
+    """A passage as the model reads it: its item's title, then its text."""
+    return f"{title}\n{text}" if title else text
+
+
+def _context(piece: Piece) -> np.ndarray:
+    before = piece.previous
+    if isinstance(before, Piece):
+        before = (len(before.text), before.vectors["text"])
+    return context_vector(before, len(piece.text), piece.vectors["text"])
+
+
+def _reuse(memory: Memory, work: list[tuple[Item, list[Piece]]]) -> None:
+    """Give the pieces of edited items the vectors their passages had, where the passage reads the same: an
+    edit of one paragraph of a long document costs one passage's embedding, not the document's."""
+    edited = [item.pk for item, _ in work if item.read_version]
+    if not edited:
+        return
+    earlier = {}
+    for passage in memory.passage_vectors(edited, embeddings.MODEL_ID):
+        said = [np.asarray(s.embedding, np.float32) for s in passage.sentences.all()]
+        if len(said) == len(sentences(passage.text, passage.author)):  # read under the same rule
+            earlier[passage.author, _titled(passage.title, passage.text)] = (np.asarray(passage.embedding, np.float32), said)
+    for item, pieces in work:
+        for p in pieces:
+            if (item.author, p.embed_text) in earlier:
+                p.vectors["text"], p.vectors["sentences"] = earlier[item.author, p.embed_text]
+
+
 def _embed(pieces: list[Piece]) -> None:
-    """All the batch's vectors in one call; a passage with no predecessor shares its own vector."""
-    texts = []
-    for p in pieces:
-        texts.append(p.embed_text)
-        if p.context != p.embed_text:
-            texts.append(p.context)
-        texts.extend(p.sentences)
+    """All the batch's vectors the read has not kept from before in one call: each passage once, and the
+    sentences of the long ones; then every context, mixed."""
+    new = [p for p in pieces if "text" not in p.vectors]
+    texts = [p.embed_text for p in new] + [sentence for p in new for sentence in p.sentences]
     vectors = iter(embeddings.embed(texts))
-    for p in pieces:
+    for p in new:
         p.vectors["text"] = next(vectors)
-        p.vectors["context"] = next(vectors) if p.context != p.embed_text else p.vectors["text"]
+    for p in new:
         p.vectors["sentences"] = [next(vectors) for _ in p.sentences]
+    for p in pieces:
+        p.vectors["context"] = _context(p)
 
 
 def thread_title(item: Item, key: str) -> str:
@@ -244,19 +292,20 @@ def read_items(memory: Memory, item_pks: list[int], failures: dict | None = None
         if not pending:
             return 0
         # A message's context is the one before it: earlier in this batch, or already in its thread.
-        last_in_batch: dict[tuple, str] = {}
+        last_in_batch: dict[tuple, Piece | None] = {}
         work = []
         for item in pending:
             key = _thread_key(item)
             try:
                 with transaction.atomic():  # a savepoint: one item's fault leaves the transaction usable
-                    previous = last_in_batch[key] if key in last_in_batch else _previous_text(memory, item)
+                    previous = last_in_batch[key] if key in last_in_batch else _previous(memory, item)
                     pieces = _pieces(item, previous)
             except Exception as error:  # noqa: BLE001 - one item's fault must not stop its batch
                 _set_aside(failures, item, error)
                 continue
-            last_in_batch[key] = pieces[-1].text if item.kind != "document" else ""
+            last_in_batch[key] = pieces[-1] if item.kind != "document" else None
             work.append((item, pieces))
+        _reuse(memory, work)
     _embed([p for _, pieces in work for p in pieces])
     done = _write_all(memory, work, failures)
     if done:

@@ -1,0 +1,106 @@
+"""What the read embeds: each passage once; a turn's context mixed from its and the turn before's vectors;
+a vector per sentence only for a long passage; and, on an edit, the vectors of what the edit left as it was."""
+
+import numpy as np
+import pytest
+
+from memory import embeddings
+from memory.models import Passage, PassageSentence
+from memory.read.pipeline import SENTENCES_FROM_CHARS, context_vector, sentences
+from memory.selectors import scoped
+
+# halfvec keeps about three significant digits: vectors equal up to storage have a cosine over this
+SAME = 0.999
+
+PARAGRAPHS = [(sentence * 8).strip() for sentence in (
+    "The greenhouse on the north field was rebuilt in March after the storm took its roof. ",
+    "Tomatoes go in the east beds this year, peppers in the west, and the herbs stay by the door. ",
+    "The irrigation timer runs at six in the morning and again at eight in the evening in summer. ",
+)]
+
+
+def stored(project, external_id: str) -> list[Passage]:
+    with scoped(project.pk):
+        return list(Passage.objects.filter(item__external_id=external_id).order_by("seq"))
+
+
+def vector(value) -> np.ndarray:
+    return np.asarray(value, np.float32)
+
+
+def cosine(a, b) -> float:
+    a, b = vector(a), vector(b)
+    return float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
+
+
+def sentence_vectors(project, passage: Passage) -> list[np.ndarray]:
+    with scoped(project.pk):
+        return [vector(s.embedding) for s in PassageSentence.objects.filter(passage=passage).order_by("pk")]
+
+
+def test_a_reply_is_read_with_the_turn_before_it_in_this_read_and_across_reads(api, project):
+    first = "Caroline: Did you go to the pottery class on Tuesday?"
+    reply = "Melanie: Yes, and I made a bowl for my mother!"
+    later = "Caroline: That is lovely, she will use it every day."
+    api.add({"text": first, "id": "t1", "kind": "message", "session": "s", "author": "Caroline"},
+            {"text": reply, "id": "t2", "kind": "message", "session": "s", "author": "Melanie"}, wait=True)
+    api.add({"text": later, "id": "t3", "kind": "message", "session": "s", "author": "Caroline"}, wait=True)
+    (p1,), (p2,), (p3,) = stored(project, "t1"), stored(project, "t2"), stored(project, "t3")
+    assert cosine(p1.context_embedding, p1.embedding) > SAME  # the first turn has none before it
+    for before, own, text in ((p1, p2, reply), (p2, p3, later)):
+        mixed = context_vector((len(before.text), vector(before.embedding)), len(text), vector(own.embedding))
+        assert cosine(own.context_embedding, mixed) > SAME
+        assert cosine(own.context_embedding, own.embedding) < 0.99  # the turn before it counts
+    # embedded alone, the reply is far from the class it answers about; its context is near it
+    question = embeddings.embed(["Did Melanie go to the pottery class?"])[0]
+    assert cosine(question, p2.context_embedding) > cosine(question, p2.embedding)
+
+
+def test_a_turn_gets_no_sentence_vectors_and_a_long_passage_one_per_sentence(api, project):
+    turn = "Melanie: We went camping. The kids loved the lake! Then it rained all night."
+    assert len(turn) < SENTENCES_FROM_CHARS and len(sentences(turn, "Melanie")) == 0
+    document = PARAGRAPHS[0]
+    api.add({"text": turn, "id": "turn", "kind": "message", "session": "s", "author": "Melanie"},
+            {"text": document, "id": "doc", "kind": "document"}, wait=True)
+    assert sentence_vectors(project, stored(project, "turn")[0]) == []
+    (passage,) = stored(project, "doc")
+    said = sentences(passage.text, "")
+    assert len(said) == 8
+    for alone, kept in zip(embeddings.embed(said), sentence_vectors(project, passage), strict=True):
+        assert cosine(alone, kept) > SAME
+
+
+@pytest.mark.parametrize("title", ["", "Farm notes"])
+def test_an_edit_keeps_the_vectors_of_the_passages_it_left_as_they_were(api, project, title, monkeypatch):
+    embedded = []
+
+    def counted(texts):  # the real model, its texts counted
+        embedded.extend(texts)
+        return real(texts)
+
+    real = embeddings.embed
+    monkeypatch.setattr(embeddings, "embed", counted)
+
+    def add(text: str):
+        embedded.clear()
+        api.add({"text": text, "id": "farm", "kind": "document", "title": title}, wait=True)
+
+    add("\n\n".join(PARAGRAPHS))
+    before = stored(project, "farm")
+    assert len(before) == 3
+    kept_sentences = sentence_vectors(project, before[0])
+    edited = PARAGRAPHS[1].replace("peppers", "aubergines")
+    add("\n\n".join([PARAGRAPHS[0], edited, PARAGRAPHS[2]]))
+    titled = f"{title}\n{edited}" if title else edited
+    # the model read the changed passage and its sentences only, not the unchanged two
+    assert embedded == [titled, *sentences(edited, "")]
+    after = stored(project, "farm")
+    assert [p.seq for p in after] == [p.seq for p in before]
+    for old, new in ((before[0], after[0]), (before[2], after[2])):
+        assert vector(new.embedding).tolist() == vector(old.embedding).tolist()
+    assert [v.tolist() for v in sentence_vectors(project, after[0])] == [v.tolist() for v in kept_sentences]
+    assert cosine(after[1].embedding, embeddings.embed([titled])[0]) > SAME
+    assert cosine(after[1].embedding, before[1].embedding) < SAME
+    # and search reads the edit
+    hit = api.tool("search", query="aubergines in the west beds", scope="passages/").json()["hits"][0]
+    assert "aubergines" in hit["text"]
