@@ -404,6 +404,7 @@ def measure(key: str, users: dict[str, int], n_queries: int):
     print("|---" * (len(breakdown) + 1) + "|")
     for kind in kinds:
         print(f"| {kind} | " + " | ".join(f"{b.get(kind, 0):.1f}" for b in breakdown.values()) + " |")
+    return search
 
 
 def explain(project: int, end_user: int, question: str):
@@ -423,6 +424,7 @@ def main():
     parser.add_argument("--refill", action="store_true")
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--explain", action="store_true")
+    parser.add_argument("--profile", action="store_true", help="then a cProfile of the big memory's briefs")
     parser.add_argument("--scale", type=float, default=1.0, help="a smaller database for a quick try, e.g. 0.01")
     parser.add_argument("--others", type=int, default=900,
                         help="end users of 1,000 passages beside the big one (900: 1M passages in all)")
@@ -475,7 +477,26 @@ def main():
     prewarm()
     print("| what | ms | |")
     print("|---|---|---|")
-    measure(key, {"big": BIG, "small": SMALL}, args.queries)
+    search = measure(key, {"big": BIG, "small": SMALL}, args.queries)
+    if args.profile:
+        profile(search, args.queries)
+
+
+def profile(search, n_queries: int):
+    """Where a brief's own Python goes: the functions that spend the most time themselves."""
+    import cProfile
+    import pstats
+
+    from bench.locomo_data import queries
+
+    asked = [q["question"] for q in queries()][:n_queries]
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for q in asked:
+        search("big", {"query": q})
+    profiler.disable()
+    print(f"\ncProfile of {len(asked)} briefs at {BIG:,} passages (per brief: ms = cumulative / {len(asked)}):")
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(35)
 
 
 if __name__ == "__main__":

@@ -86,11 +86,16 @@ _BY_VECTOR = """
 SELECT p.id FROM memory_passage p WHERE {p} ORDER BY p.embedding <=> %(q)s::halfvec LIMIT {n}
 """
 
-# Every candidate (the two sources' ids and each one's neighbour either side in its thread) with what it is
-# scored on, in one round trip.
+# Every candidate (the text source's ids, the vector source's run here, and each one's neighbour either side
+# in its thread) with what it is scored on, in one round trip; the question's vector is parsed twice, not five
+# times (bench/README.md "Search latency").
 _FEATURES = """
-WITH base AS (
-    SELECT DISTINCT unnest(%(ids)s::bigint[]) AS id
+WITH nearest AS ({nearest}), base AS (
+    SELECT unnest(%(ids)s::bigint[]) AS id
+    UNION
+    SELECT id FROM nearest
+), question AS (
+    SELECT %(q)s::halfvec AS v
 ), candidates AS (
     SELECT id FROM base
     UNION
@@ -105,14 +110,14 @@ WITH base AS (
 )
 SELECT p.id, p.thread_id, p.seq, p.at, lower(p.author) AS author, lower(p.about) AS about,
     length(p.text) AS characters, length(p.search) AS lexemes,
-    1 - (p.embedding <=> %(q)s::halfvec) AS cos_t,
-    1 - (coalesce(p.context_embedding, p.embedding) <=> %(q)s::halfvec) AS cos_prev,
-    (SELECT 1 - (n.context_embedding <=> %(q)s::halfvec) FROM memory_passage n
+    1 - (p.embedding <=> q.v) AS cos_t,
+    1 - (coalesce(p.context_embedding, p.embedding) <=> q.v) AS cos_prev,
+    (SELECT 1 - (n.context_embedding <=> q.v) FROM memory_passage n
      WHERE n.thread_id = p.thread_id AND n.seq = p.seq + 1 AND {n_filter}) AS cos_next,
-    (SELECT max(1 - (s.embedding <=> %(q)s::halfvec)) FROM memory_passagesentence s
+    (SELECT max(1 - (s.embedding <=> q.v)) FROM memory_passagesentence s
      WHERE s.passage_id = p.id) AS maxsent,
     tf.terms, tf.counts
-FROM memory_passage p
+FROM memory_passage p CROSS JOIN question q
 -- the question's terms in the passage and how often each occurs (BM25), in one pass over its lexemes
 LEFT JOIN LATERAL (
     SELECT array_agg(u.lexeme) AS terms, array_agg(coalesce(array_length(u.positions, 1), 1)) AS counts
@@ -167,7 +172,7 @@ class Memory:
     def required(cls, context: Context) -> "Memory":
         """The memory the context reaches, or CannotAnswer when there is none yet."""
         memory = cls.of(context)
-        if memory is None or not memory.items().exists():
+        if memory is None or memory.is_empty():
             raise no_memory(context)
         return memory
 
@@ -177,6 +182,10 @@ class Memory:
         been erased since."""
         end_user = EndUser.objects.filter(pk=end_user_id).first()
         return cls(end_user) if end_user else None
+
+    def is_empty(self) -> bool:
+        """Nothing has been added (or all of it was forgotten)."""
+        return not self.items().exists()
 
     # ---- rows ------------------------------------------------------------------------------------------
 
@@ -269,23 +278,17 @@ class Memory:
                            {**params, "end_user": self.end_user.pk, "tsq": _tsquery(terms)})
             return [row["id"] for row in named_rows(cursor)]
 
-    def vector_candidates(self, vector: np.ndarray, filters: PassageFilters, limit: int) -> list[int]:
-        """Ids of the `limit` passages nearest to `vector`."""
+    def candidate_features(self, text_ids: list[int], vector: np.ndarray, terms: list[str],
+                           filters: PassageFilters, nearest: int) -> list[dict]:
+        """The candidates: `text_ids`, the `nearest` passages to `vector`, and their neighbours either side
+        in their threads (those `filters` let through), each with what search scores it on: id, thread_id,
+        seq, at, author and about (lower case), characters, lexemes, cos_t, cos_prev, cos_next, maxsent, and
+        terms with their counts."""
         where, params = filters.sql("p")
+        n_filter, _ = filters.sql("n")
         with connection.cursor() as cursor:
-            cursor.execute(_BY_VECTOR.format(p=where, n=int(limit)),
-                           {**params, "end_user": self.end_user.pk, "q": _halfvec(vector)})
-            return [row["id"] for row in named_rows(cursor)]
-
-    def candidate_features(self, ids: list[int], vector: np.ndarray, terms: list[str],
-                           filters: PassageFilters) -> list[dict]:
-        """The candidates `ids` and their neighbours either side in their threads (those `filters` let
-        through), each with what search scores it on: id, thread_id, seq, at, author and about (lower
-        case), characters, lexemes, cos_t, cos_prev, cos_next, maxsent, and terms with their counts."""
-        n_filter, params = filters.sql("n")
-        with connection.cursor() as cursor:
-            cursor.execute(_FEATURES.format(n_filter=n_filter), {
-                **params, "end_user": self.end_user.pk, "q": _halfvec(vector), "ids": ids, "terms": terms})
+            cursor.execute(_FEATURES.format(nearest=_BY_VECTOR.format(p=where, n=int(nearest)), n_filter=n_filter), {
+                **params, "end_user": self.end_user.pk, "q": _halfvec(vector), "ids": text_ids, "terms": terms})
             return named_rows(cursor)
 
     def candidate_plans(self, terms: list[str], vector: np.ndarray, filters: PassageFilters,
@@ -308,24 +311,25 @@ class Memory:
 
 
 @contextlib.contextmanager
-def memory_in_scope(context: Context, *, create: bool = False):
+def memory_in_scope(context: Context, *, create: bool = False, checked: bool = True):
     """The memory the context reaches, in a transaction scoped to it (see `scoped`): tool dispatch's way in.
 
     The end user is found, or with `create` made, before the scope opens (accounts' tables have none); one
     never written to raises CannotAnswer as Memory.required does, before any memory row is read. A read by
     a key, outside any transaction (a request's), finds the end user and sets the scope in one statement
-    (scope.scoped_to_account).
+    (scope.scoped_to_account). Unless `checked`, a memory with no items is not refused here: the caller
+    asks `is_empty` only when its answer found nothing (a search with hits is spared the round trip).
     """
     if create or context.end_user_known or connection.in_atomic_block:
         end_user = context.end_user(create=create)
         if end_user is None:
             raise no_memory(context)
         with scoped(context.project.pk, end_user.pk):
-            yield Memory.of(context, create=True) if create else Memory.required(context)
+            yield Memory.of(context, create=True) if create or not checked else Memory.required(context)
         return
     # A read by a key names its end user by account: found and scoped in one round trip.
     with scoped_to_account(context.project.pk, context.account) as end_user:
         memory = Memory(end_user) if end_user else None
-        if memory is None or not memory.items().exists():
+        if memory is None or (checked and memory.is_empty()):
             raise no_memory(context)
         yield memory

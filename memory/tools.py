@@ -25,7 +25,7 @@ from .limits import (
     DEFAULT_KIND, NEXT_TOP_DEFAULT, NEXT_TOP_MAX, TEXT_MAX,
 )
 from .outcome import Outcome
-from .selectors import memory_in_scope
+from .selectors import memory_in_scope, no_memory
 from .validation import ONE_LINE_PATTERN, date_schema, validate
 
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
@@ -50,6 +50,9 @@ class Tool:
     answer_schema: dict | None = None  # what it answers, for the OpenAPI schema (memory/answers.py)
     # The argument whose text the tool embeds: embedding it starts as the memory is opened (embeddings.ahead).
     embeds: str | None = None
+    # Whether an answer found nothing: only then is an empty memory told apart (no_memory), so a read that
+    # finds something skips that round trip. None: the memory must hold items before the tool runs.
+    found_nothing: Callable[[dict], bool] | None = None
 
     @property
     def route(self) -> str:
@@ -128,6 +131,7 @@ TOOLS: list[Tool] = [
         required=("query",),
         run=search.memory_search,
         embeds="query",
+        found_nothing=search.found_nothing,
     ),
     Tool(
         name="memory_grep",
@@ -383,8 +387,10 @@ def _run(tool: Tool, context: Context, arguments, surface: str, tally: usage.Tal
         raise InsufficientScope(tool.name)
     arguments = {**tool.defaults(), **validate(tool.input_schema, arguments)}
     ahead = embeddings.ahead(arguments[tool.embeds]) if tool.embeds else contextlib.nullcontext()
-    with ahead, memory_in_scope(context, create=tool.creates_memory) as memory:
+    with ahead, memory_in_scope(context, create=tool.creates_memory, checked=tool.found_nothing is None) as memory:
         answer = tool.run(memory=memory, **arguments)
+        if tool.found_nothing and tool.found_nothing(answer) and memory.is_empty():
+            raise no_memory(context)
         # A read is counted in its own transaction, one statement more (bench/README.md "Search latency"); a
         # write apart, after, so that a failed count can never take the write's rows with it.
         counted = not tool.writes and tool.then is None and usage.record_in_transaction(

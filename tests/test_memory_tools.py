@@ -225,3 +225,12 @@ def test_an_end_user_with_no_memory_gets_a_clear_404(api, tool, arguments):
     assert response.status_code == 404
     assert response.json()["error"] == "no_memory"
     assert "u_1" in response.json()["message"]
+
+
+def test_a_search_tells_an_emptied_memory_from_one_that_holds_no_match(api):
+    api.add({"text": "The blue kettle is on the top shelf", "id": "k"})
+    nothing = api.tool("search", query="kettle", before="2001-01-01")  # said later: nothing to find
+    assert nothing.status_code == 200 and nothing.json()["hits"] == []
+    api.tool("forget", ids=["k"])  # the end user stays, with nothing in their memory
+    emptied = api.tool("search", query="kettle")
+    assert emptied.status_code == 404 and emptied.json()["error"] == "no_memory"

@@ -88,10 +88,8 @@ def _candidate_rows(memory: Memory, query: str, filters: PassageFilters) -> tupl
     statistics = memory.term_statistics(query)
     matching = matching_terms(statistics.terms, statistics.document_frequency)
     ids = memory.text_candidates(matching, filters, CANDIDATES) if matching else []
-    ids += memory.vector_candidates(vector.result(), filters, CANDIDATES)
-    if not ids:
-        return [], statistics
-    return memory.candidate_features(ids, vector.result(), statistics.terms, filters), statistics
+    # the vector source runs in the features statement: one round trip for both
+    return memory.candidate_features(ids, vector.result(), statistics.terms, filters, CANDIDATES), statistics
 
 
 def explain(memory: Memory, query: str, filters: PassageFilters) -> dict[str, str]:

@@ -63,6 +63,11 @@ def known_facts(memory: Memory, query: str, passages: list, *, as_of=None) -> li
     return (named + stated)[:KNOWN_MAX]
 
 
+def found_nothing(answer: dict) -> bool:
+    """A search that found no passage and no fact (memory may be empty: tools.py asks then)."""
+    return not answer["hits"] and not answer.get("known")
+
+
 def memory_search(*, memory: Memory, query: str, before: GivenTime | None = None, after: datetime | None = None,
                   scope: str | None = None) -> dict:
     """What memory holds for a question: the brief, or a ranked list with `after` or `scope`. With `before`,

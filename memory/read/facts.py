@@ -45,7 +45,9 @@ def record_facts(memory: Memory, item: Item, passages: list[Passage]) -> int:
     if item.has_imported_facts:
         return place_imported_facts(memory, item, passages)
     now = timezone.now()
-    memory.facts().filter(item=item, retracted_at__isnull=True).update(retracted_at=now, retraction="edited")
+    # What the item's earlier text said goes; an item never read and never imported with facts has none.
+    if item.read_version or item.facts_imported_version:
+        memory.facts().filter(item=item, retracted_at__isnull=True).update(retracted_at=now, retraction="edited")
     found = fact_extractor()(item.text, author=item.author or None, at=item.at,
                              end_user=memory.end_user.external_id)
     rows = []
