@@ -62,12 +62,13 @@ def visible(model, project_id=None, end_user_id=None) -> set[int]:
 
 
 def fill(api):
-    """Rows in every memory table for the api's end user: items, an edit (a version), passages of several
-    sentences, facts, statistics, the written index, and usage with an error."""
+    """Rows in every memory table for the api's end user: items, an edit (a version), a passage long enough
+    for its sentences to get vectors of their own, facts, statistics, the written index, and usage with an
+    error."""
     api.add({"text": "I live in Porto. I work at Acme as a designer.", "id": "home", "author": "Alice Chen",
              "at": "2024-01-10"})
-    api.add({"text": "I live in Lisbon. I work at Acme as a designer.", "id": "home", "author": "Alice Chen",
-             "at": "2025-03-10"})
+    api.add({"text": "I live in Lisbon. I work at Acme as a designer. " + "The studio moved to the harbour. " * 12,
+             "id": "home", "author": "Alice Chen", "at": "2025-03-10"})
     assert api.tool("grep", pattern="Lisbon", limit=99).status_code == 400  # a refused call: an error row
 
 

@@ -61,14 +61,14 @@ def test_the_console_answers_503_when_its_page_cannot_be_read_in_time(alice, pro
 
 def test_a_tool_answers_503_when_memory_cannot_be_read_in_time(api, impatient):
     api.add({"text": "Ana lives in Porto.", "id": "home"})
-    with locked("memory_item"):
+    with locked("memory_passage"):  # what every search reads
         assert_unavailable(api.tool("search", query=QUESTION))
     assert api.tool("search", query=QUESTION).status_code == 200
 
 
 def test_over_mcp_a_tool_that_cannot_answer_in_time_is_error_32010(api, impatient):
     api.add({"text": "Ana lives in Porto.", "id": "home"})
-    with locked("memory_item"):
+    with locked("memory_passage"):
         response = api.mcp("tools/call", {"name": "memory_search", "arguments": {"query": QUESTION}}, request_id=7)
     assert response.status_code == 503 and response["Retry-After"] == "1"
     assert response.json()["id"] == 7
