@@ -272,8 +272,8 @@ def fill(end_users: list[tuple[int, int]]):
 class Timer:
     """Where one request's time goes: the embedding, each SQL statement by kind, scoring."""
 
-    KINDS = [("ORDER BY p.embedding", "vector source SQL"), ("ORDER BY ts_rank", "text source SQL"),
-             ("WITH base AS", "neighbours and features SQL"), ("memory_memorystats", "BM25 statistics SQL")]
+    KINDS = [("WITH nearest AS", "vector source, neighbours and features SQL"),
+             ("ORDER BY ts_rank", "text source SQL"), ("memory_memorystats", "BM25 statistics SQL")]
 
     def __init__(self):
         self.spent = defaultdict(float)

@@ -287,8 +287,9 @@ class Memory:
         where, params = filters.sql("p")
         n_filter, _ = filters.sql("n")
         with connection.cursor() as cursor:
-            cursor.execute(_FEATURES.format(nearest=_BY_VECTOR.format(p=where, n=int(nearest)), n_filter=n_filter), {
-                **params, "end_user": self.end_user.pk, "q": _halfvec(vector), "ids": text_ids, "terms": terms})
+            sql = _FEATURES.format(nearest=_BY_VECTOR.format(p=where, n=int(nearest)), n_filter=n_filter)
+            cursor.execute(sql, {**params, "end_user": self.end_user.pk, "q": _halfvec(vector), "ids": text_ids,
+                                 "terms": terms})
             return named_rows(cursor)
 
     def candidate_plans(self, terms: list[str], vector: np.ndarray, filters: PassageFilters,

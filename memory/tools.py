@@ -387,7 +387,8 @@ def _run(tool: Tool, context: Context, arguments, surface: str, tally: usage.Tal
         raise InsufficientScope(tool.name)
     arguments = {**tool.defaults(), **validate(tool.input_schema, arguments)}
     ahead = embeddings.ahead(arguments[tool.embeds]) if tool.embeds else contextlib.nullcontext()
-    with ahead, memory_in_scope(context, create=tool.creates_memory, checked=tool.found_nothing is None) as memory:
+    checked = tool.found_nothing is None
+    with ahead, memory_in_scope(context, create=tool.creates_memory, checked=checked) as memory:
         answer = tool.run(memory=memory, **arguments)
         if tool.found_nothing and tool.found_nothing(answer) and memory.is_empty():
             raise no_memory(context)

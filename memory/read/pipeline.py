@@ -3,8 +3,8 @@
 For each item whose read is behind its version: its thread, its passages (one for a message or note, a
 document cut at paragraph bounds), their vectors (the passage; the passage with the one before it, mixed
 from the two passages' vectors; each sentence of a long passage), full text (a generated column) and its
-statistics, the facts it states, and the written index. Idempotent: an item already read at its current version is skipped, so running a
-read twice, or concurrently, changes nothing.
+statistics, the facts it states, and the written index. Idempotent: an item already read at its current
+version is skipped, so running a read twice, or concurrently, changes nothing.
 """
 
 import logging
@@ -122,7 +122,8 @@ def _reuse(memory: Memory, work: list[tuple[Item, list[Piece]]]) -> None:
     for passage in memory.passage_vectors(edited, embeddings.MODEL_ID):
         said = [np.asarray(s.embedding, np.float32) for s in passage.sentences.all()]
         if len(said) == len(sentences(passage.text, passage.author)):  # read under the same rule
-            earlier[passage.author, _titled(passage.title, passage.text)] = (np.asarray(passage.embedding, np.float32), said)
+            own = np.asarray(passage.embedding, np.float32)
+            earlier[passage.author, _titled(passage.title, passage.text)] = (own, said)
     for item, pieces in work:
         for p in pieces:
             if (item.author, p.embed_text) in earlier:
