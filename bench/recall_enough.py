@@ -75,8 +75,10 @@ def main():
     rows, labels, users, shipped = [], [], [], []
     started = time.perf_counter()
     for q in asked:
-        kept = brief.keep(memories[q["end_user"]], q["question"], parse_date(q["at"], "as_of"))
-        values = brief.features(memories[q["end_user"]], kept)
+        memory = memories[q["end_user"]]
+        with memory.scoped():  # row-level security shows a memory's rows inside its scope only
+            kept = brief.keep(memory, q["question"], parse_date(q["at"], "as_of"))
+            values = brief.features(memory, kept)
         rows.append([values[n] for n in names])
         labels.append(int(q["category"] != 5))
         users.append(q["end_user"])
