@@ -77,6 +77,15 @@ LEFT JOIN memory_termstat t ON t.end_user_id = %(end_user)s AND t.term = q.term
 LEFT JOIN memory_memorystats s ON s.end_user_id = %(end_user)s
 """
 
+_FACTS_ABOUT = """
+SELECT f.* FROM memory_fact f
+WHERE f.end_user_id = %(end_user)s AND (
+    string_to_array(f.subject_key, ' ') && %(named)s::text[]
+    OR f.subject_key IN (SELECT s.subject_key FROM memory_fact s
+                         WHERE s.end_user_id = %(end_user)s AND s.source_path = ANY(%(sources)s::text[])))
+ORDER BY f.id
+"""
+
 _BY_TEXT = """
 SELECT p.id FROM memory_passage p WHERE {p} AND p.search @@ %(tsq)s::tsquery
 ORDER BY ts_rank(p.search, %(tsq)s::tsquery) DESC LIMIT {n}
@@ -244,6 +253,13 @@ class Memory:
     def facts(self) -> QuerySet[Fact]:
         """Every fact recorded in this memory, retracted ones included (history shows them)."""
         return Fact.objects.filter(end_user=self.end_user)
+
+    def facts_about(self, named: list[str], sources: list[str]) -> list[Fact]:
+        """The facts about the subjects whose names hold one of the words `named` and those the passages at
+        `sources` speak of. In SQL written out: the ORM took longer to compile this than PostgreSQL to run it
+        (about 2 of 4 ms a brief)."""
+        return list(Fact.objects.raw(_FACTS_ABOUT, {"end_user": self.end_user.pk, "named": named,
+                                                    "sources": sources}))
 
     def subjects(self) -> dict[str, str]:
         """key -> display name of every subject with a fact (a forgotten fact's subject is not one)."""

@@ -8,8 +8,6 @@ import difflib
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.contrib.postgres.fields import ArrayField
-from django.db.models import F, Func, Q, TextField, Value
 from django.utils import timezone
 
 from ..errors import CannotAnswer
@@ -122,13 +120,10 @@ def current_facts(memory: Memory, *, named=None, sources=None, as_of: datetime |
     whose names hold one of the words `named` and those the passages at `sources` speak of, or about
     everyone when neither is given."""
     moment = as_of or timezone.now()
-    facts = memory.facts()
     if named is not None or sources is not None:
-        spoken_of = facts.filter(source_path__in=sources or []).values("subject_key")
-        name_words = Func(F("subject_key"), Value(" "), function="string_to_array",
-                          output_field=ArrayField(TextField()))
-        facts = facts.alias(name_words=name_words).filter(
-            Q(name_words__overlap=sorted(named or [])) | Q(subject_key__in=spoken_of))
+        facts = memory.facts_about(sorted(named or []), sorted(sources or []))
+    else:
+        facts = memory.facts()
     grouped: dict[tuple, list[Fact]] = {}
     for fact in facts:
         grouped.setdefault((fact.subject_key, fact.attribute), []).append(fact)
