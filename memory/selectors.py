@@ -342,7 +342,10 @@ def memory_in_scope(context: Context, *, create: bool = False, checked: bool = T
         if end_user is None:
             raise no_memory(context)
         with scoped(context.project.pk, end_user.pk):
-            yield Memory.of(context, create=True) if create or not checked else Memory.required(context)
+            memory = Memory(end_user)
+            if checked and not create and memory.is_empty():
+                raise no_memory(context)
+            yield memory
         return
     # A read by a key names its end user by account: found and scoped in one round trip.
     with scoped_to_account(context.project.pk, context.account) as end_user:
