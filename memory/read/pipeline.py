@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from django.db import DataError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from .. import embeddings
@@ -215,11 +216,12 @@ def _write_slice(memory: Memory, work: list[tuple[Item, list[Piece]]], locked: d
     PassageSentence.objects.bulk_create(_sentences(written))
     stats.count_passages(memory, [row.pk for row in rows])
     Thread.objects.bulk_update(list(locked.values()), ["next_seq"])
-    now = timezone.now()
     for item, own, _ in written:
         record_facts(memory, item, own)
-        item.read_version, item.read_at = item.version, now
-    Item.objects.bulk_update([item for item, _, _ in written], ["read_version", "read_at"])
+    # Each is locked at the version it was read at: one UPDATE marks them all (bulk_update's CASE per row
+    # took 20 ms a slice).
+    memory.items().filter(pk__in=[item.pk for item, _, _ in written]).update(
+        read_version=F("version"), read_at=timezone.now())
     return len(written)
 
 

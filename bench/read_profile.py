@@ -1,0 +1,94 @@
+"""Where the background read's time goes: each stage of it, in one process, on LoCoMo dev turns.
+
+Stores the turns for a new end user of the Bench project (their read queued to a queue no worker takes),
+then reads them here as a worker's turns do (memory.tasks._read_slice, a slice at a time, the model on as
+many threads as the machine has cores) under cProfile, and prints each stage's share of the read's time.
+
+    .venv/bin/python bench/read_profile.py [--limit 640] [--dump read.prof]
+"""
+
+import argparse
+import cProfile
+import os
+import pstats
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "twin.settings")
+os.environ["TWIN_QUEUE"] = f"read-profile-{os.getpid()}"  # the adds' read turns wait there, unread
+
+# (label, module file, function): the stages, in the order they run. Nested ones are indented in the table.
+STAGES = [
+    ("choose the slice (fairness.next_slice)", "memory/fairness.py", "next_slice"),
+    ("load the items, previous passages (pipeline._pending, _previous)", "memory/read/pipeline.py", "_pending"),
+    ("  the passage before each item's (_previous)", "memory/read/pipeline.py", "_previous"),
+    ("embedding (embeddings.embed)", "memory/embeddings.py", "embed"),
+    ("  the model (_embed_batch)", "memory/embeddings.py", "_embed_batch"),
+    ("writes (pipeline._write_slice)", "memory/read/pipeline.py", "_write_slice"),
+    ("  threads locked (_thread_for)", "memory/read/pipeline.py", "_thread_for"),
+    ("  statistics counted (stats.count_passages)", "memory/read/stats.py", "count_passages"),
+    ("  facts (facts.record_facts)", "memory/read/facts.py", "record_facts"),
+    ("index.md (written_index.rewrite_index)", "memory/read/written_index.py", "rewrite_index"),
+    ("notice to waiting adds (notices.announce_read)", "memory/read/notices.py", "announce_read"),
+]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--limit", type=int, default=640)
+    parser.add_argument("--dump", help="also write the whole profile there, for pstats")
+    args = parser.parse_args()
+
+    import django
+
+    django.setup()
+    from django.db import transaction
+
+    from accounts.models import EndUser
+    from accounts.services import project_get_or_create
+    from bench.locomo_data import items as locomo_items
+    from memory import embeddings, services, tasks, tools
+    from memory.limits import READ_SLICE_ITEMS
+    from memory.selectors import Memory
+    from memory.validation import validate
+    from twin import quick_redis
+
+    project, _ = project_get_or_create(name="Bench", owner_email="bench@example.com")
+    end_user = EndUser.objects.create(project=project, external_id=f"profile_{int(time.time())}")
+    memory = Memory(end_user)
+    turns = [row["item"] for row in locomo_items()][: args.limit]
+    add = next(tool for tool in tools.TOOLS if tool.name == "memory_add")
+    for start in range(0, len(turns), 500):
+        batch = validate(add.input_schema, {"items": turns[start : start + 500]})["items"]
+        with memory.scoped(), transaction.atomic():
+            services.store_items(memory=memory, items=batch)
+    quick_redis.client(quick_redis.QUEUE_TIMEOUT_SECONDS).delete(os.environ["TWIN_QUEUE"])
+
+    embeddings.use_threads(os.cpu_count() or 1)
+    embeddings.embed(["warm the model up"])
+    profiler = cProfile.Profile()
+    started = time.perf_counter()
+    profiler.enable()
+    slices = 0
+    while tasks._read_slice(project.pk):
+        slices += 1
+    profiler.disable()
+    seconds = time.perf_counter() - started
+    if args.dump:
+        profiler.dump_stats(args.dump)
+
+    timings = pstats.Stats(profiler).stats  # (file, line, function) -> (calls, _, own, cumulative, _)
+    print(f"{len(turns)} turns read in {slices} slices of at most {READ_SLICE_ITEMS}, {seconds:.1f} s "
+          f"({len(turns) / seconds:.1f} turns/s), model threads {os.cpu_count()}")
+    print(f"{'stage':68s} {'seconds':>8s} {'share':>6s}")
+    for label, path, function in STAGES:
+        spent = sum(row[3] for (file, _, name), row in timings.items()
+                    if name == function and file.endswith(path))
+        print(f"{label:68s} {spent:8.2f} {spent / seconds:6.0%}")
+
+
+if __name__ == "__main__":
+    main()
