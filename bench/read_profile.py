@@ -1,8 +1,9 @@
 """Where the background read's time goes: each stage of it, in one process, on LoCoMo dev turns.
 
-Stores the turns for a new end user of the Bench project (their read queued to a queue no worker takes),
-then reads them here as a worker's turns do (memory.tasks._read_slice, a slice at a time, the model on as
-many threads as the machine has cores) under cProfile, and prints each stage's share of the read's time.
+Stores the turns for a new end user of a project of its own (their read queued to a queue no worker takes,
+then that queue and the project's turn dropped, so no other bench's adds wait for them), then reads them
+here as a worker's turns do (memory.tasks._read_turn, a slice at a time, the model on as many threads as the
+machine has cores) under cProfile, and prints each stage's share of the read's time.
 
     .venv/bin/python bench/read_profile.py [--limit 640] [--dump read.prof]
 """
@@ -56,7 +57,7 @@ def main():
     from memory.validation import validate
     from twin import quick_redis
 
-    project, _ = project_get_or_create(name="Bench", owner_email="bench@example.com")
+    project, _ = project_get_or_create(name="Read profile bench", owner_email="bench@example.com")
     end_user = EndUser.objects.create(project=project, external_id=f"profile_{int(time.time())}")
     memory = Memory(end_user)
     turns = [row["item"] for row in locomo_items()][: args.limit]
@@ -65,23 +66,22 @@ def main():
         batch = validate(add.input_schema, {"items": turns[start : start + 500]})["items"]
         with memory.scoped(), transaction.atomic():
             services.store_items(memory=memory, items=batch)
-    quick_redis.client(quick_redis.QUEUE_TIMEOUT_SECONDS).delete(os.environ["TWIN_QUEUE"])
+    quick_redis.client(1).delete(os.environ["TWIN_QUEUE"], quick_redis.key("read-turn", project.pk))
 
     embeddings.use_threads(os.cpu_count() or 1)
     embeddings.embed(["warm the model up"])
     profiler = cProfile.Profile()
     started = time.perf_counter()
     profiler.enable()
-    slices = 0
-    while tasks._read_slice(project.pk):
-        slices += 1
+    while tasks._read_turn(project.pk):
+        pass
     profiler.disable()
     seconds = time.perf_counter() - started
     if args.dump:
         profiler.dump_stats(args.dump)
 
     timings = pstats.Stats(profiler).stats  # (file, line, function) -> (calls, _, own, cumulative, _)
-    print(f"{len(turns)} turns read in {slices} slices of at most {READ_SLICE_ITEMS}, {seconds:.1f} s "
+    print(f"{len(turns)} turns read in slices of at most {READ_SLICE_ITEMS}, {seconds:.1f} s "
           f"({len(turns) / seconds:.1f} turns/s), model threads {os.cpu_count()}")
     print(f"{'stage':68s} {'seconds':>8s} {'share':>6s}")
     for label, path, function in STAGES:

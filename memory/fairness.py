@@ -4,7 +4,9 @@ The work waiting is in the database: a project's unread items (memory.selectors.
 holds is whose turn is queued: at most one read task per project is queued or running at a time, named by a
 token in `read-turn:<project>`. A task reads one slice (READ_SLICE_ITEMS or READ_SLICE_CHARACTERS, oldest
 first) and, if work is left, queues its project again at the tail of the queue, so active projects are read
-in turn. An add whose project already has a turn queues nothing more: that turn will reach its items.
+in turn. While no other task waits for a worker process, a turn reads on, slice after slice, for up to
+memory.tasks.TURN_SECONDS: no one is kept waiting, and each slice is spared a trip through the queue. An
+add whose project already has a turn queues nothing more: that turn will reach its items.
 
 Nothing is lost when Redis or a worker dies: a turn being read is kept alive by its task's heartbeat and
 expires RUNNING_TURN_SECONDS after the task dies; the sweep (memory.tasks.sweep_unread) then finds the
@@ -213,6 +215,16 @@ def next_slice(project_id: int) -> dict[int, list[int]]:
     with scoped(project_id):
         return next_to_read(leave_out=_set_aside_now(project_id), items=READ_SLICE_ITEMS,
                             characters=READ_SLICE_CHARACTERS)
+
+
+def others_waiting(queue: str) -> bool:
+    """Whether a task waits in `queue` (the broker's list of it) for a worker process, none being free to
+    take it: a turn that finds one ends after its slice, so that task waits for a slice, not for a whole
+    import. True when Redis does not answer (a slice a turn, as before turns read on)."""
+    try:
+        return bool(_redis().llen(queue))
+    except redis.RedisError:
+        return True
 
 
 def work_left(project_id: int) -> bool:

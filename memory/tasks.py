@@ -8,6 +8,7 @@ is left; `read_items` retries the items whose read raised."""
 
 import logging
 import os
+import time
 from datetime import timedelta
 
 from celery import bootsteps, shared_task
@@ -30,6 +31,8 @@ OWN_INDEX_LOCK_SECONDS = 6 * 3600  # a big memory's index build takes minutes; a
 READ_BACKOFF_SECONDS, READ_BACKOFF_MAX_SECONDS, TASK_RETRIES = 2, 60, 8
 BUILD_BACKOFF_SECONDS, BUILD_RETRIES = 30, 3  # a failed own-index build; the beat asks again a minute later anyway
 SWEEP_AFTER_SECONDS = 30  # a read queued less than this ago is most likely still on its way
+# A turn reads on while no other task waits, this long at most: a worker's warm shutdown waits no longer.
+TURN_SECONDS = 10
 
 
 def queue_project_read(project_id: int) -> None:
@@ -38,7 +41,7 @@ def queue_project_read(project_id: int) -> None:
     Never fails an add that is already stored: without a broker the sweep finds the items."""
     try:
         if read_project.app.conf.task_always_eager:
-            while _read_slice(project_id):
+            while _read_turn(project_id):
                 pass
             return
         token = fairness.take_turn(project_id)
@@ -51,12 +54,13 @@ def queue_project_read(project_id: int) -> None:
 @shared_task(autoretry_for=(Exception,), retry_backoff=READ_BACKOFF_SECONDS,
              retry_backoff_max=READ_BACKOFF_MAX_SECONDS, max_retries=TASK_RETRIES)
 def read_project(project_id: int, token: str) -> int:
-    """One turn of a project's background read: one slice of its oldest unread items, then back to the tail
-    of the queue while work is left. A task whose turn another replaced steps aside. Returns the items taken."""
+    """One turn of a project's background read: its oldest unread items, a slice or more (_read_turn), then
+    back to the tail of the queue while work is left. A task whose turn another replaced steps aside.
+    Returns the items taken."""
     with fairness.reading_turn(project_id, token) as held:
         if not held:
             return 0
-        taken = _read_slice(project_id)
+        taken = _read_turn(project_id)
     if fairness.work_left(project_id):
         if fairness.requeue_turn(project_id, token):  # still this task's turn: no add queues another meanwhile
             read_project.apply_async(args=[project_id, token], retry=False)
@@ -64,6 +68,19 @@ def read_project(project_id: int, token: str) -> int:
     fairness.end_turn(project_id, token)
     if fairness.work_left(project_id):  # an add committed as the turn ended, and found it taken
         queue_project_read(project_id)
+    return taken
+
+
+def _read_turn(project_id: int) -> int:
+    """Read the project's next slice, and the ones after it while no other task waits for a worker process,
+    for up to TURN_SECONDS; returns how many items it took (0: none were waiting). Reading on saves each
+    slice a trip through the queue; the slices are still read one after another, not one embedded while
+    the one before is written, which was faster but took the CPU a search needs (bench/README.md "Adding")."""
+    deadline, queue, taken = time.monotonic() + TURN_SECONDS, read_project.app.conf.task_default_queue, 0
+    while took := _read_slice(project_id):
+        taken += took
+        if time.monotonic() > deadline or fairness.others_waiting(queue):
+            break
     return taken
 
 

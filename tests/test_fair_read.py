@@ -6,13 +6,15 @@ import json
 import time
 import uuid
 
+import numpy as np
 import pytest
 import redis
 
 from accounts.models import EndUser
 from memory import fairness, tasks
 from memory.limits import READ_SLICE_ITEMS
-from memory.models import Item
+from memory.models import Item, Passage
+from memory.read.pipeline import context_vector
 from memory.selectors import scoped
 from tests.conftest import TEST_QUEUE, Api
 from tests.worker import running_worker
@@ -84,17 +86,42 @@ def test_a_big_import_does_not_hold_up_another_projects_notes(api, charlie_api, 
         assert unread(project) > BIG_ITEMS / 2, f"the import was still being read ({waited:.1f} s)"
 
 
-def test_a_turn_reads_one_slice_and_one_turn_per_project_is_queued(api, project, no_eager):
+def test_a_turn_reads_one_slice_while_another_task_waits_and_one_turn_per_project_is_queued(
+        api, charlie_api, project, other_project, no_eager):
     api.add(*({"text": f"note {n}"} for n in range(100)), wait=False)
     api.add(*({"text": f"more {n}"} for n in range(50)), wait=False)
     assert queued(project) == 1, "the second add found its project's turn queued"
     token = quick_redis.client(1).get(quick_redis.key("read-turn", project.pk))
     purge_queue()
+    charlie_api.add({"text": "Charlie's note"}, wait=False)  # another project's turn waits for a worker
     assert tasks.read_project(project.pk, token) == READ_SLICE_ITEMS
     assert unread(project) == 150 - READ_SLICE_ITEMS and queued(project) == 1, "back to the tail of the queue"
     with scoped(project.pk):
         oldest = Item.objects.order_by("pk")[:READ_SLICE_ITEMS]
         assert all(item.is_read for item in oldest), "oldest first"
+
+
+def test_a_turn_no_task_waits_for_reads_on_slice_after_slice(api, project, no_eager):
+    """No trip through the queue between its slices, and the same passages, in the same places, with the same
+    context vectors as when read a slice a turn: a slice's first turn is mixed with the last one before it."""
+    turns = [{"text": f"{'Caroline' if n % 2 else 'Melanie'}: turn {n} of the pottery class talk",
+              "kind": "message", "session": "s1" if n < 100 else "s2", "id": f"t{n}"} for n in range(150)]
+    api.add(*turns, wait=False)
+    token = quick_redis.client(1).get(quick_redis.key("read-turn", project.pk))
+    purge_queue()
+    assert tasks.read_project(project.pk, token) == 150 and unread(project) == 0 and queued(project) == 0
+    with scoped(project.pk):
+        passages = {p.item.external_id: p for p in Passage.objects.select_related("item", "thread")}
+    for n in range(1, 150):
+        before, own = passages[f"t{n - 1}"], passages[f"t{n}"]
+        if n == 100:  # a new session: its own thread, nothing before its first turn
+            assert own.thread_id != before.thread_id and own.seq == 1
+            continue
+        assert own.thread_id == before.thread_id and own.seq == before.seq + 1
+        mixed = context_vector((len(before.text), np.asarray(before.embedding, np.float32)), len(own.text),
+                               np.asarray(own.embedding, np.float32))
+        got = np.asarray(own.context_embedding, np.float32)
+        assert float(got @ mixed / np.linalg.norm(got)) > 0.999, f"turn {n}: mixed with the turn before"
 
 
 def test_a_turn_that_died_with_its_worker_lapses_and_the_sweep_queues_it_again(api, project, no_eager):
