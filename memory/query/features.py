@@ -4,7 +4,7 @@ computes them once per question through the same code and fits the weights offli
 
 import math
 import re
-from datetime import datetime
+from datetime import date
 
 import numpy as np
 
@@ -77,7 +77,7 @@ def matrix(rows: list[dict], statistics: TermStatistics, query: str) -> np.ndarr
         best = np.full(group.max() + 1, BELOW_ANY_SCORE)
         np.maximum.at(best, group, f[key])
         f["sess_" + key] = best[group]
-    f["datem"], f["dayM"] = date_features(query, [r["at"] for r in rows])
+    f["datem"], f["dayM"] = date_features(query, [r["day"] for r in rows])
     return np.column_stack([f[name] for name in FEATURES])
 
 
@@ -121,18 +121,23 @@ def named_dates(question: str) -> tuple[set[tuple[int | None, int, int]], set[in
     return days, months, years
 
 
-def date_features(question: str, at: list[datetime]) -> tuple[np.ndarray, np.ndarray]:
-    """Per passage (its day `at`): is it from a month or year the question names (both, when it names both);
-    how near is it to a day the question names (1 on it; a day named without its year, in any year)."""
-    days, months, years = named_dates(question)
-    month_or_year = np.array([(not months or d.month in months) and (not years or d.year in years)
-                              for d in at], float) if (months or years) else np.zeros(len(at))
-    near = np.zeros(len(at))
-    for year, month, day in days:
+def date_features(question: str, days: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Per passage (its day, YYYY-MM-DD): is it from a month or year the question names (both, when it
+    names both); how near is it to a day the question names (1 on it; a day named without its year, in any
+    year)."""
+    named, months, years = named_dates(question)
+    month_or_year, near = np.zeros(len(days)), np.zeros(len(days))
+    if not (named or months or years):
+        return month_or_year, near
+    at = [date.fromisoformat(day) for day in days]
+    if months or years:
+        month_or_year = np.array([(not months or d.month in months) and (not years or d.year in years)
+                                  for d in at], float)
+    for year, month, day in named:
         for i, d in enumerate(at):
             try:
-                named = d.date().replace(year=year or d.year, month=month, day=day)
+                wanted = d.replace(year=year or d.year, month=month, day=day)
             except ValueError:  # 31 June, 29 February of a common year
                 continue
-            near[i] = max(near[i], math.exp(-abs((d.date() - named).days) / DAY_SCALE))
+            near[i] = max(near[i], math.exp(-abs((d - wanted).days) / DAY_SCALE))
     return month_or_year, near
