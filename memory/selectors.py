@@ -14,7 +14,7 @@ from datetime import datetime
 
 import numpy as np
 from django.db import DataError, connection
-from django.db.models import F, Prefetch, Q, QuerySet
+from django.db.models import Count, F, Max, Min, OuterRef, Prefetch, Q, QuerySet, Subquery
 from pgvector import Vector
 
 from accounts.auth import Context
@@ -244,6 +244,18 @@ class Memory:
         # Vectors and the tsvector are for SQL to rank with; loading them into Python costs more than the rest.
         return (Passage.objects.filter(end_user=self.end_user).select_related("thread")
                 .defer("embedding", "context_embedding", "search"))
+
+    def newest_threads(self, limit: int) -> QuerySet[Thread]:
+        """The `limit` threads with the newest passages, newest first, each with how many passages it holds
+        (n), their first and last moments, and its opening passage's text (opening): index.md's list."""
+        # The opening is looked up for the listed threads only (PostgreSQL runs a subquery in the select list
+        # after the sort and limit), by the (thread, seq) index: the thread is the memory's already, and with
+        # an end user filter too the planner walked every passage of the end user for each (60 ms at 2,760).
+        opening = Passage.objects.filter(thread=OuterRef("pk")).order_by("seq").values("text")[:1]
+        return (self.threads()
+                .annotate(n=Count("passages"), first=Min("passages__at"), last=Max("passages__at"),
+                          opening=Subquery(opening))
+                .filter(n__gt=0).order_by("-last", "tid")[:limit])
 
     def passage_vectors(self, item_pks: list[int], model: str) -> QuerySet[Passage]:
         """The passages of the items `item_pks` embedded by `model`, with their vectors and their sentences'

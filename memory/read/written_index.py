@@ -1,12 +1,12 @@
 """index.md, the written index: what this memory holds, rewritten after each read."""
 
 from django.db import IntegrityError, ProgrammingError, transaction
-from django.db.models import Count, Max, Min, OuterRef, Subquery
+from django.db.models import Count, Max, Min
 
 from accounts.models import EndUser
 
 from ..markdown import inline
-from ..models import Passage, WrittenIndex
+from ..models import WrittenIndex
 from ..paths import PLURAL, subject_path
 from ..selectors import Memory
 
@@ -45,18 +45,7 @@ def render_index(memory: Memory) -> str:
             f"{place['threads']} threads, {place['n']} passages"
         )
     lines += ["", f"## Threads, newest first (up to {THREADS_LISTED})"]
-    # The opening passage of each listed thread only (PostgreSQL runs a subquery in the select list after the
-    # sort and limit), by the thread's (thread, seq) index: the thread is the memory's already, and with an
-    # end user filter too the planner walked all of the end user's passages for each (60 ms at 2,760).
-    opening = Passage.objects.filter(thread=OuterRef("pk")).order_by("seq").values("text")[:1]
-    threads = (
-        memory.threads()
-        .annotate(n=Count("passages"), first=Min("passages__at"), last=Max("passages__at"),
-                  opening=Subquery(opening))
-        .filter(n__gt=0)
-        .order_by("-last", "tid")[:THREADS_LISTED]
-    )
-    for thread in threads:
+    for thread in memory.newest_threads(THREADS_LISTED):
         span = _day(thread.first) if _day(thread.first) == _day(thread.last) else (
             f"{_day(thread.first)} to {_day(thread.last)}"
         )
