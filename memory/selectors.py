@@ -314,8 +314,7 @@ class Memory:
         """The candidates: `text_ids`, the `nearest` passages to `vector`, and their neighbours either side
         in their threads (those `filters` let through), each with what search scores it on: id, thread_id,
         seq, day (YYYY-MM-DD), author and about (lower case), characters, lexemes, cos_t, cos_prev, cos_next,
-        maxsent, and
-        terms with their counts."""
+        maxsent, and terms with their counts."""
         where, params = filters.sql("p")
         n_filter, _ = filters.sql("n")
         with connection.cursor() as cursor:
