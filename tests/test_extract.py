@@ -1,13 +1,17 @@
 """The rule-based fact extractor as a pure function: no database, no network."""
 
+import json
 from datetime import date, datetime
+from pathlib import Path
 
 import pytest
 
 from memory.extraction.attributes import ATTRIBUTES, Fact
-from memory.extraction.extractor import extract
+from memory.extraction.extractor import RULES, extract
+from memory.extraction.rules import required_verb
 
 AT = datetime(2025, 5, 14, 10, 0)  # a Wednesday
+BENCH = Path(__file__).resolve().parent.parent / "bench"
 
 
 def triples(text, author="Ana", at=AT, end_user=None):
@@ -143,3 +147,20 @@ def test_deterministic_and_fast():
     for _ in range(200):
         extract(text, author="Ana", at=AT)
     assert (time.perf_counter() - started) / 200 < 0.02  # generous bound; typically well under 1 ms
+
+
+def test_a_rule_is_tried_only_on_sentences_holding_its_verb_and_finds_the_same_facts():
+    """A rule whose verb every match holds looks for the verb first (rules.required_verb); a verb that is
+    optional, or one side of an alternative, is not required, and such a rule is tried on every sentence."""
+    assert required_verb(r"\bI (?P<v>live|lived) in (?P<val>\w+)") == "live|lived"
+    assert required_verb(r"[(|]I (?P<v>am\)|is) \(x") == r"am\)|is", "escapes and classes are not structure"
+    for optional in (r"I (?P<v>am)? here", r"(?:I (?P<v>am)|we) here", r"I (?P<v>am) here|we are", r"I (?P<v>)x"):
+        assert required_verb(optional) is None, optional
+    assert sum(rule.needs is not None for rule in RULES) > len(RULES) / 2
+    sentences = [json.loads(line)["text"] for line in (BENCH / "extraction_cases.jsonl").open()]
+    for rule in RULES:
+        for sentence in sentences:
+            if rule.needs and rule.pattern.search(sentence):
+                assert rule.needs.search(sentence), (rule.attribute, sentence)
+    assert triples("Ana: I live in Porto and my favourite food is sushi.") == {
+        ("Ana", "home_city", "Porto"), ("Ana", "likes", "sushi")}

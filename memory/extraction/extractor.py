@@ -82,6 +82,8 @@ def extract(text: str, *, author: str | None, at: datetime | date, end_user: str
             statement = Statement(s, me, today)
             facts += relations(statement) + contacts(statement)
             for rule in RULES:
+                if rule.needs and not rule.needs.search(s):
+                    continue
                 for m in rule.pattern.finditer(s):
                     facts += apply(rule, m, statement)
     # "My boyfriend Jake and I broke up": the ended reading wins over the plain relation from the same words.
