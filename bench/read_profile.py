@@ -24,8 +24,8 @@ os.environ["TWIN_QUEUE"] = f"read-profile-{os.getpid()}"  # the adds' read turns
 # (label, module file, function): the stages, in the order they run. Nested ones are indented in the table.
 STAGES = [
     ("choose the slice (fairness.next_slice)", "memory/fairness.py", "next_slice"),
-    ("load the items, previous passages (pipeline._pending, _previous)", "memory/read/pipeline.py", "_pending"),
-    ("  the passage before each item's (_previous)", "memory/read/pipeline.py", "_previous"),
+    ("load the items (pipeline._pending)", "memory/read/pipeline.py", "_pending"),
+    ("the passage before each item's (pipeline._previous)", "memory/read/pipeline.py", "_previous"),
     ("embedding (embeddings.embed)", "memory/embeddings.py", "embed"),
     ("  the model (_embed_batch)", "memory/embeddings.py", "_embed_batch"),
     ("writes (pipeline._write_slice)", "memory/read/pipeline.py", "_write_slice"),
