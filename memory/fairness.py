@@ -5,7 +5,8 @@ holds is whose turn is queued: at most one read task per project is queued or ru
 token in `read-turn:<project>`. A task reads one slice (READ_SLICE_ITEMS or READ_SLICE_CHARACTERS, oldest
 first) and, if work is left, queues its project again at the tail of the queue, so active projects are read
 in turn. While no other task waits for a worker process, a turn reads on, slice after slice, for up to
-memory.tasks.TURN_SECONDS: no one is kept waiting, and each slice is spared a trip through the queue. An
+memory.tasks.TURN_SECONDS (the model embedding the next slice while this one is written): no one is kept
+waiting, and each slice is spared a trip through the queue. An
 add whose project already has a turn queues nothing more: that turn will reach its items.
 
 Nothing is lost when Redis or a worker dies: a turn being read is kept alive by its task's heartbeat and
@@ -210,10 +211,11 @@ def _set_aside_now(project_id: int) -> set[int]:
         return set()
 
 
-def next_slice(project_id: int) -> dict[int, list[int]]:
-    """The project's next slice to read, oldest first: end user id -> item pks."""
+def next_slice(project_id: int, *, in_flight: frozenset[int] = frozenset()) -> dict[int, list[int]]:
+    """The project's next slice to read, oldest first: end user id -> item pks. `in_flight`: the items of
+    the slice this turn is writing, still unread, so not to be taken twice."""
     with scoped(project_id):
-        return next_to_read(leave_out=_set_aside_now(project_id), items=READ_SLICE_ITEMS,
+        return next_to_read(leave_out=_set_aside_now(project_id) | in_flight, items=READ_SLICE_ITEMS,
                             characters=READ_SLICE_CHARACTERS)
 
 

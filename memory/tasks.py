@@ -9,6 +9,8 @@ is left; `read_items` retries the items whose read raised."""
 import logging
 import os
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import timedelta
 
 from celery import bootsteps, shared_task
@@ -73,27 +75,58 @@ def read_project(project_id: int, token: str) -> int:
 
 def _read_turn(project_id: int) -> int:
     """Read the project's next slice, and the ones after it while no other task waits for a worker process,
-    for up to TURN_SECONDS; returns how many items it took (0: none were waiting). Reading on saves each
-    slice a trip through the queue; the slices are still read one after another, not one embedded while
-    the one before is written, which was faster but took the CPU a search needs (bench/README.md "Adding")."""
-    deadline, queue, taken = time.monotonic() + TURN_SECONDS, read_project.app.conf.task_default_queue, 0
-    while took := _read_slice(project_id):
-        taken += took
-        if time.monotonic() > deadline or fairness.others_waiting(queue):
-            break
-    return taken
+    for up to TURN_SECONDS; returns how many items it took (0: none were waiting). The model embeds each next
+    slice on a thread of its own while this one is written, so the cores are not left to the writes alone
+    (bench/README.md "Adding"); a task that arrives meanwhile waits for the slice being written, no more: the
+    next one is dropped (its items stay first in line) and its embedding finishes in the background."""
+    deadline, queue = time.monotonic() + TURN_SECONDS, read_project.app.conf.task_default_queue
+
+    def reading_on() -> bool:
+        return time.monotonic() <= deadline and not fairness.others_waiting(queue)
+
+    model = ThreadPoolExecutor(1, thread_name_prefix="read-model")
+    try:
+        current, taken = _Slice.take(project_id, model), 0
+        while current is not None:
+            upcoming = _Slice.take(project_id, model, in_flight=current.pks) if reading_on() else None
+            taken += current.write()
+            current = upcoming if upcoming is not None and reading_on() else None
+        return taken
+    finally:
+        model.shutdown(wait=False, cancel_futures=True)
 
 
-def _read_slice(project_id: int) -> int:
-    """Read the project's next slice, end user by end user; returns how many items it took (0: none were
-    waiting). Each is then read, set aside for a retry, or edited since (and waiting again as a new version)."""
-    taken = 0
-    for end_user_id, item_pks in fairness.next_slice(project_id).items():
-        memory = Memory.of_end_user(end_user_id)
-        if memory is not None:
-            _read(memory, item_pks, attempt=0)
-        taken += len(item_pks)
-    return taken
+@dataclass
+class _Slice:
+    """A slice of a project's unread items, end user by end user, prepared and being embedded."""
+
+    parts: list[tuple[Memory, list[int], list, dict]]  # (memory, item pks, their work, items set aside)
+    pks: frozenset[int]
+    embedded: Future
+
+    @classmethod
+    def take(cls, project_id: int, model: ThreadPoolExecutor, in_flight: frozenset[int] = frozenset()):
+        """The project's next slice (None: no item is waiting), its embedding queued on `model`."""
+        chosen = fairness.next_slice(project_id, in_flight=in_flight)
+        if not chosen:
+            return None
+        parts = []
+        for end_user_id, item_pks in chosen.items():
+            memory = Memory.of_end_user(end_user_id)
+            if memory is not None:
+                failures: dict[int, tuple[int, str]] = {}
+                parts.append((memory, item_pks, pipeline.prepare(memory, item_pks, failures), failures))
+        pks = frozenset(pk for item_pks in chosen.values() for pk in item_pks)
+        return cls(parts, pks, model.submit(lambda: [pipeline.embed(work) for _, _, work, _ in parts]))
+
+    def write(self) -> int:
+        """Write the slice once embedded; each item is then read, set aside for a retry, or edited since
+        (and waiting again as a new version). Returns how many items it took."""
+        self.embedded.result()
+        for memory, item_pks, work, failures in self.parts:
+            pipeline.write(memory, work, failures)
+            _settle(memory, item_pks, failures, attempt=0)
+        return len(self.pks)
 
 
 @shared_task(autoretry_for=(Exception,), retry_backoff=READ_BACKOFF_SECONDS,
@@ -108,10 +141,17 @@ def read_items(end_user_id: int, item_pks: list[int], attempt: int = 0) -> int:
 
 def _read(memory: Memory, item_pks: list[int], *, attempt: int) -> int:
     """Read the memory's items. The task as a whole is retried when it fails (the database or the model
-    away). An item whose own read raises is set aside from the project's turns while the rest are read, read
-    again alone READ_RETRIES times with backoff, then marked failed (read/failures.py)."""
+    away)."""
     failures: dict[int, tuple[int, str]] = {}
     done = pipeline.read_items(memory, item_pks, failures)
+    _settle(memory, item_pks, failures, attempt=attempt)
+    return done
+
+
+def _settle(memory: Memory, item_pks: list[int], failures: dict[int, tuple[int, str]], *, attempt: int) -> None:
+    """After a read of `item_pks`: an item whose own read raised (in `failures`) is set aside from the
+    project's turns while the rest are read, read again alone READ_RETRIES times with backoff, then marked
+    failed (read/failures.py)."""
     project_id, retrying = memory.end_user.project_id, failures and attempt < READ_RETRIES
     if retrying:
         fairness.set_aside(project_id, failures)
@@ -122,7 +162,6 @@ def _read(memory: Memory, item_pks: list[int], *, attempt: int) -> int:
         log.warning("Marked %d items failed after %d retries", len(failures), READ_RETRIES)
     if attempt:
         fairness.put_back(project_id, set(item_pks) - (set(failures) if retrying else set()))
-    return done
 
 
 @shared_task

@@ -80,13 +80,14 @@ def _previous(memory: Memory, item: Item) -> tuple[int, np.ndarray] | None:
     return (len(found[0]), np.asarray(found[1], dtype=np.float32)) if found else None
 
 
-def _pieces(item: Item, previous: "Piece | tuple[int, np.ndarray] | None") -> list[Piece]:
+def _pieces(item: Item) -> list[Piece]:
+    """The passages the item becomes, each linked to the one before it within the item (the first is
+    linked to what comes before the item when the slice is written: _link)."""
     texts = cut(item.text) if item.kind == "document" else [item.text.strip() or item.text]
     pieces = []
     for text in texts:
-        piece = Piece(text, _titled(item.title, text), previous, sentences(text, item.author))
-        pieces.append(piece)
-        previous = piece
+        pieces.append(Piece(text, _titled(item.title, text), pieces[-1] if pieces else None,
+                            sentences(text, item.author)))
     return pieces
 
 
@@ -131,18 +132,17 @@ def _reuse(memory: Memory, work: list[tuple[Item, list[Piece]]]) -> None:
                 p.vectors["text"], p.vectors["sentences"] = earlier[item.author, p.embed_text]
 
 
-def _embed(pieces: list[Piece]) -> None:
-    """All the batch's vectors the read has not kept from before in one call: each passage once, and the
-    sentences of the long ones; then every context, mixed."""
-    new = [p for p in pieces if "text" not in p.vectors]
+def embed(work: list[tuple[Item, list[Piece]]]) -> None:
+    """All the slice's vectors the read has not kept from before, in one call to the model: each passage
+    once, and the sentences of the long ones. Touches no database, so it may run on a thread of its own
+    while the slice before is written (memory/read/turn.py)."""
+    new = [p for _, pieces in work for p in pieces if "text" not in p.vectors]
     texts = [p.embed_text for p in new] + [sentence for p in new for sentence in p.sentences]
     vectors = iter(embeddings.embed(texts))
     for p in new:
         p.vectors["text"] = next(vectors)
     for p in new:
         p.vectors["sentences"] = [next(vectors) for _ in p.sentences]
-    for p in pieces:
-        p.vectors["context"] = _context(p)
 
 
 def thread_title(item: Item, key: str) -> str:
@@ -283,6 +283,51 @@ def _set_aside(failures: dict | None, item: Item, error: Exception) -> None:
     log.warning("The read of item %s raised: %s", item.pk, failures[item.pk][1])
 
 
+def prepare(memory: Memory, item_pks: list[int], failures: dict | None = None) -> list[tuple[Item, list[Piece]]]:
+    """The memory's items among `item_pks` behind their version, oldest first, each cut into the pieces it
+    becomes, with the vectors an edit keeps from before; the model is not called."""
+    with memory.scoped():
+        work = []
+        for item in _pending(memory, item_pks, failures):
+            try:
+                work.append((item, _pieces(item)))
+            except Exception as error:  # noqa: BLE001 - one item's fault must not stop its slice
+                _set_aside(failures, item, error)
+        _reuse(memory, work)
+    return work
+
+
+def _link(memory: Memory, work: list[tuple[Item, list[Piece]]], failures: dict | None):
+    """Link each message's first piece to the passage before it, earlier in this slice or as its thread
+    stands now, and mix every piece's context vector. Done when the slice is written, after the slice
+    before it: a slice embedded while that one was written links as if read after it."""
+    last_in_slice: dict[tuple, Piece | None] = {}
+    linked = []
+    with memory.scoped():
+        for item, pieces in work:
+            key = _thread_key(item)
+            try:
+                with transaction.atomic():  # a savepoint: one item's fault leaves the transaction usable
+                    pieces[0].previous = last_in_slice[key] if key in last_in_slice else _previous(memory, item)
+            except Exception as error:  # noqa: BLE001 - one item's fault must not stop its slice
+                _set_aside(failures, item, error)
+                continue
+            last_in_slice[key] = pieces[-1] if item.kind != "document" else None
+            for piece in pieces:
+                piece.vectors["context"] = _context(piece)
+            linked.append((item, pieces))
+    return linked
+
+
+def write(memory: Memory, work: list[tuple[Item, list[Piece]]], failures: dict | None = None) -> int:
+    """Write the embedded slice (prepare, then embed): its links, passages, statistics, facts and index.md,
+    then announce it to the adds that wait. Returns how many items were read now."""
+    done = _write_all(memory, _link(memory, work, failures), failures)
+    if done:
+        notices.announce_read(memory.end_user.pk)  # committed: a `wait` add of this end user looks again
+    return done
+
+
 def read_items(memory: Memory, item_pks: list[int], failures: dict | None = None) -> int:
     """Read the memory's given items (those behind their version); returns how many were read now.
 
@@ -290,27 +335,8 @@ def read_items(memory: Memory, item_pks: list[int], failures: dict | None = None
     `failures` (a dict), an item whose read raises is set aside there as {pk: (version, reason)} and the rest
     of the batch is read; without it, the first such error is raised.
     """
-    with memory.scoped():
-        pending = _pending(memory, item_pks, failures)
-        if not pending:
-            return 0
-        # A message's context is the one before it: earlier in this batch, or already in its thread.
-        last_in_batch: dict[tuple, Piece | None] = {}
-        work = []
-        for item in pending:
-            key = _thread_key(item)
-            try:
-                with transaction.atomic():  # a savepoint: one item's fault leaves the transaction usable
-                    previous = last_in_batch[key] if key in last_in_batch else _previous(memory, item)
-                    pieces = _pieces(item, previous)
-            except Exception as error:  # noqa: BLE001 - one item's fault must not stop its batch
-                _set_aside(failures, item, error)
-                continue
-            last_in_batch[key] = pieces[-1] if item.kind != "document" else None
-            work.append((item, pieces))
-        _reuse(memory, work)
-    _embed([p for _, pieces in work for p in pieces])
-    done = _write_all(memory, work, failures)
-    if done:
-        notices.announce_read(memory.end_user.pk)  # committed: a `wait` add of this end user looks again
-    return done
+    work = prepare(memory, item_pks, failures)
+    if not work:
+        return 0
+    embed(work)
+    return write(memory, work, failures)
