@@ -85,14 +85,16 @@ migrate: $(VENV)/.installed database
 	@TWIN_PROCESS=command $(PY) manage.py migrate --noinput -v 0
 	@echo "Database migrated"
 
-# Each process names its kind (TWIN_PROCESS, read once by twin/settings.py). Sizes (web workers and threads,
+# Each process names its kind (TWIN_PROCESS, read once by twin/settings.py). The worker leads a session of its own
+# (setsid), so its niceness holds against PostgreSQL and the web tier where the kernel groups sessions (README
+# "Sizing"); Ctrl-C stops it by its pid, as it is outside this shell's process group. Sizes (web workers and threads,
 # pool, worker children) come from the environment (twin/capacity.py, README "Sizing"); checkconnections
 # refuses to start what the database could not serve.
 run: setup
 	@TWIN_PROCESS=command $(PY) manage.py checkconnections
 	@TWIN_PROCESS=command $(PY) manage.py demo --port $(PORT)
-	@trap 'kill 0' INT TERM; \
-	TWIN_PROCESS=worker $(VENV)/bin/celery -A twin worker -B --loglevel=info --schedule var/celerybeat-schedule & \
+	@TWIN_PROCESS=worker setsid $(VENV)/bin/celery -A twin worker -B --loglevel=info --schedule var/celerybeat-schedule & \
+	worker=$$!; trap 'kill $$worker; kill 0' INT TERM; \
 	TWIN_PROCESS=web HOST=$(HOST) PORT=$(PORT) $(VENV)/bin/gunicorn -c gunicorn.conf.py & \
 	wait
 

@@ -140,7 +140,7 @@ def main():
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "twin", "worker", "-Q", queue,
                                "--concurrency", "2", "--loglevel", "warning"], cwd=ROOT, env=env,
-                              stderr=subprocess.DEVNULL)
+                              stderr=subprocess.DEVNULL, start_new_session=True)  # as systemd or `make run`
     base = f"http://127.0.0.1:{port}"
 
     def wait_until_read(whose: str, count: int) -> None:
