@@ -6,11 +6,12 @@ from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 from django.db.models.functions import Length
 from django.utils import timezone
-from pgvector.django import HalfVectorField, HnswIndex
+from pgvector.django import HnswIndex
 
 from accounts.models import EndUser
 
 from .embeddings import DIMENSIONS
+from .half_text import HalfVectors
 from .limits import HNSW_BUILD_CANDIDATES, HNSW_LINKS, ITEM_FIELD_MAX, ITEM_ID_MAX
 
 
@@ -148,10 +149,10 @@ class Passage(models.Model):
     item_ids = ArrayField(models.CharField(max_length=ITEM_ID_MAX), default=list)
     # Half precision: the ranking is unchanged and a passage's two vectors then fit in its row, so search
     # reads one page per candidate rather than chasing TOAST.
-    embedding = HalfVectorField(dimensions=DIMENSIONS, null=True)
+    embedding = HalfVectors(dimensions=DIMENSIONS, null=True)
     # The passage read with the one before it in its thread: a turn's context, and its predecessor's
     # continuation (search reads the next passage's context vector as "this turn and what followed").
-    context_embedding = HalfVectorField(dimensions=DIMENSIONS, null=True)
+    context_embedding = HalfVectors(dimensions=DIMENSIONS, null=True)
     model = models.CharField(max_length=64, blank=True)  # the embedding model, so a better one can re-embed
     search = models.GeneratedField(
         expression=SearchVector("title", "author", "text", config="english"),
@@ -185,7 +186,7 @@ class PassageSentence(models.Model):
 
     end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="+")
     passage = models.ForeignKey(Passage, on_delete=models.CASCADE, related_name="sentences")
-    embedding = HalfVectorField(dimensions=DIMENSIONS)
+    embedding = HalfVectors(dimensions=DIMENSIONS)
 
     class Meta:
         # No vector index: search reads a candidate's sentences by passage_id (its foreign key's index) and

@@ -1,0 +1,29 @@
+"""Vectors written through memory/half_text.py (the same halfvec columns: no change in the database)."""
+
+import memory.half_text
+from django.db import migrations
+
+
+class Migration(migrations.Migration):
+
+    dependencies = [
+        ('memory', '0015_readable_dates'),
+    ]
+
+    operations = [
+        migrations.AlterField(
+            model_name='passage',
+            name='context_embedding',
+            field=memory.half_text.HalfVectors(dimensions=384, null=True),
+        ),
+        migrations.AlterField(
+            model_name='passage',
+            name='embedding',
+            field=memory.half_text.HalfVectors(dimensions=384, null=True),
+        ),
+        migrations.AlterField(
+            model_name='passagesentence',
+            name='embedding',
+            field=memory.half_text.HalfVectors(dimensions=384),
+        ),
+    ]
