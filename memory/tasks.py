@@ -81,16 +81,20 @@ def _read_turn(project_id: int) -> int:
     (bench/README.md "Adding"); a task that arrives meanwhile waits for the slice being written, no more: the
     next one is dropped (its items stay first in line) and its embedding finishes in the background."""
     deadline, queue = time.monotonic() + TURN_SECONDS, read_project.app.conf.task_default_queue
+
+    def reading_on() -> bool:
+        return time.monotonic() <= deadline and not fairness.others_waiting(queue)
+
     model = ThreadPoolExecutor(1, thread_name_prefix="read-model")
     try:
         current, taken = _Slice.take(project_id, model), 0
         while current is not None:
-            upcoming = None
-            if time.monotonic() <= deadline and not fairness.others_waiting(queue):
-                upcoming = _Slice.take(project_id, model, in_flight=current.pks)
+            upcoming = _Slice.take(project_id, model, in_flight=current.pks) if reading_on() else None
             taken += current.write()
-            # Past the deadline the slice under way is still read (its model work is done or nearly).
-            current = upcoming if upcoming is None or not fairness.others_waiting(queue) else None
+            if upcoming is None:  # none was waiting, or the turn was over: items added meanwhile?
+                current = _Slice.take(project_id, model) if reading_on() else None
+            else:  # past the deadline it is still read (its model work is done or nearly)
+                current = upcoming if not fairness.others_waiting(queue) else None
         return taken
     finally:
         model.shutdown(wait=False, cancel_futures=True)
