@@ -102,7 +102,7 @@ def model_alone(texts: list[str], threads: int) -> float:
     from memory import embeddings
 
     sample = texts[:: max(1, len(texts) // BASELINE_SAMPLE)]
-    embeddings.use_threads(threads)
+    embeddings.use_lanes(threads)
     embeddings.embed(sample[:64])
     seconds, _ = timed(lambda: embeddings.embed(sample))
     return len(sample) / seconds

@@ -68,7 +68,7 @@ def main():
             services.store_items(memory=memory, items=batch)
     quick_redis.client(1).delete(os.environ["TWIN_QUEUE"], quick_redis.key("read-turn", project.pk))
 
-    embeddings.use_threads(os.cpu_count() or 1)
+    embeddings.use_lanes(os.cpu_count() or 1)
     embeddings.embed(["warm the model up"])
     profiler = cProfile.Profile()
     started = time.perf_counter()

@@ -221,7 +221,7 @@ def _nice_worker(**kwargs):
     thread count (settings.READ_WORKER_NICENESS, READ_MODEL_THREADS say why)."""
     os.nice(settings.READ_WORKER_NICENESS)
     _nice_own_session(settings.READ_WORKER_NICENESS)
-    embeddings.use_threads(settings.READ_MODEL_THREADS)
+    embeddings.use_lanes(settings.READ_MODEL_THREADS)
 
 
 def _nice_own_session(niceness: int) -> None:

@@ -38,3 +38,19 @@ def test_batches_hold_like_lengths_within_the_token_budget():
     # ascending: a batch's texts are no longer than the next batch's
     assert all(max(lengths[i] for i in a) <= min(lengths[i] for i in b) for a, b in zip(batches, batches[1:]))
     assert sorted(lengths[i] for i in batches[-1]) == [250, 256], "two of 256 padded fill the budget"
+
+
+def test_lanes_give_the_vectors_one_batch_at_a_time_gives():
+    """The background read embeds its batches on several threads at once (use_lanes): the same vectors, each
+    in its text's place."""
+    texts = [f"{text} ({n})" for n in range(12) for text in TEXTS]
+    assert len(texts) > 2 * embeddings.BATCH, "several batches"
+    alone = embeddings.embed(texts)
+    saved = embeddings._threads, embeddings._lanes
+    embeddings.use_lanes(2)
+    try:
+        laned = embeddings.embed(texts)
+    finally:
+        embeddings._threads, embeddings._lanes = saved
+        embeddings._model.cache_clear()
+    assert np.allclose((alone * laned).sum(axis=1), 1.0, atol=1e-5)

@@ -215,8 +215,9 @@ CELERY_TASK_EAGER_PROPAGATES = True
 # The read's worker processes run this much nicer than the web tier, so an import never takes the CPU a
 # search needs (bench/README.md "Adding": search p95 during a big import).
 READ_WORKER_NICENESS = int(os.environ.get("READ_WORKER_NICENESS", "10"))
-# onnxruntime threads in each worker process: all the cores by default, since one project's import is read
-# one turn at a time (memory/fairness.py) and would otherwise use one core of many (bench/README.md "Adding").
+# The model's threads in each worker process (lanes: memory.embeddings.use_lanes), all the cores by default,
+# since one project's import is read one turn at a time (memory/fairness.py) and would otherwise use one core
+# of many (bench/README.md "Adding").
 READ_MODEL_THREADS = int(os.environ.get("READ_MODEL_THREADS", str(os.cpu_count() or 1)))
 
 REST_FRAMEWORK = {
