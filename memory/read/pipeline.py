@@ -5,6 +5,10 @@ document cut at paragraph bounds), their vectors (the passage; the passage with 
 from the two passages' vectors; each sentence of a long passage), full text (a generated column) and its
 statistics, the facts it states, and the written index. Idempotent: an item already read at its current
 version is skipped, so running a read twice, or concurrently, changes nothing.
+
+In three steps: `prepare` (the items, cut into pieces), `embed` (the model alone, no database) and `write`
+(linked to the passages before them, then written), so that a turn of the read embeds one slice while it
+writes the one before (memory/tasks.py `_read_turn`); `read_items` runs the three in a row.
 """
 
 import logging
@@ -135,7 +139,7 @@ def _reuse(memory: Memory, work: list[tuple[Item, list[Piece]]]) -> None:
 def embed(work: list[tuple[Item, list[Piece]]]) -> None:
     """All the slice's vectors the read has not kept from before, in one call to the model: each passage
     once, and the sentences of the long ones. Touches no database, so it may run on a thread of its own
-    while the slice before is written (memory/read/turn.py)."""
+    while the slice before is written (memory/tasks.py `_read_turn`)."""
     new = [p for _, pieces in work for p in pieces if "text" not in p.vectors]
     texts = [p.embed_text for p in new] + [sentence for p in new for sentence in p.sentences]
     vectors = iter(embeddings.embed(texts))
