@@ -6,8 +6,8 @@ token in `read-turn:<project>`. A task reads one slice (READ_SLICE_ITEMS or READ
 first) and, if work is left, queues its project again at the tail of the queue, so active projects are read
 in turn. While no other task waits for a worker process, a turn reads on, slice after slice, for up to
 memory.tasks.TURN_SECONDS (the model embedding the next slice while this one is written): no one is kept
-waiting, and each slice is spared a trip through the queue. An
-add whose project already has a turn queues nothing more: that turn will reach its items.
+waiting, and each slice is spared a trip through the queue. An add whose project already has a turn queues
+nothing more: that turn will reach its items.
 
 Nothing is lost when Redis or a worker dies: a turn being read is kept alive by its task's heartbeat and
 expires RUNNING_TURN_SECONDS after the task dies; the sweep (memory.tasks.sweep_unread) then finds the

@@ -228,7 +228,8 @@ def _nice_own_session(niceness: int) -> None:
     """Where the kernel schedules each session's processes as a group (autogroup: the default of most Linux
     distributions), a process's niceness only orders it against its own session. PostgreSQL's backends, in
     the server's session, then met the model's threads as equals, and a search's SQL waited behind an
-    import: search p95 during it 1.8 times its idle p95, 0.9 with this (bench/README.md "Adding"). A worker
+    import (search p95 during it, over its idle p95: median 1.82 without this, 1.49 with it, within the
+    bench's noise; bench/README.md "Adding"). A worker
     that leads its session (as systemd starts a service, or `setsid`: `make run` does) gives the whole
     session its niceness; one started inside another's session leaves that session as it is."""
     autogroup = Path("/proc/self/autogroup")

@@ -301,7 +301,8 @@ def prepare(memory: Memory, item_pks: list[int], failures: dict | None = None) -
     return work
 
 
-def _link(memory: Memory, work: list[tuple[Item, list[Piece]]], failures: dict | None):
+def _link(memory: Memory, work: list[tuple[Item, list[Piece]]],
+          failures: dict | None) -> list[tuple[Item, list[Piece]]]:
     """Link each message's first piece to the passage before it, earlier in this slice or as its thread
     stands now, and mix every piece's context vector. Done when the slice is written, after the slice
     before it: a slice embedded while that one was written links as if read after it."""
