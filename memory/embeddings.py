@@ -21,11 +21,12 @@ MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 DIMENSIONS = 384
 MAX_TOKENS = 256  # the model was trained on 256-token inputs; longer passages are cut there
 # A batch holds at most this many tokens, its padding counted, and this many texts: the model's time grows
-# with the padded batch, so texts of like length go together. Sorted by tokens and cut at 512, 2,760 chat
-# turns embed at 245 a second, against 195 in sorted batches of 32 and 128 when a slice of the read took
-# two such batches (bench/README.md "Adding").
-BATCH_TOKENS = 512
-BATCH = 32
+# with the padded batch, so texts of like length go together, and small batches of them waste the least
+# padding where a call holds few texts (a slice of the read). In two lanes, 2,760 chat turns embed at 278 a
+# second sorted all together and 259 in slices of 128, against 267 and 236 cut at 512 tokens and 32 texts
+# (bench/README.md "Adding").
+BATCH_TOKENS = 256
+BATCH = 8
 
 _lock = threading.Lock()
 # The web tier embeds one question at a time: the model's steps split over two threads halve the wait.

@@ -37,7 +37,8 @@ def test_batches_hold_like_lengths_within_the_token_budget():
         assert len(batch) == 1 or longest * len(batch) <= embeddings.BATCH_TOKENS, "padded size in budget"
     # ascending: a batch's texts are no longer than the next batch's
     assert all(max(lengths[i] for i in a) <= min(lengths[i] for i in b) for a, b in zip(batches, batches[1:]))
-    assert sorted(lengths[i] for i in batches[-1]) == [250, 256], "two of 256 padded fill the budget"
+    assert [[lengths[i] for i in b] for b in batches[-2:]] == [[250], [256]], "over half the budget: alone"
+    assert [lengths[i] for i in batches[0]] == [3, 7, 12, 12, 12, 20, 20, 20], "as many as a batch holds"
 
 
 def test_lanes_give_the_vectors_one_batch_at_a_time_gives():
