@@ -98,7 +98,8 @@ def read_texts(memory) -> list[str]:
 
 
 def model_alone(texts: list[str], threads: int) -> float:
-    """Texts per second of the embedding model alone on a sample of `texts`, with `threads` threads."""
+    """Texts per second of the embedding model alone on a sample of `texts`, on `threads` threads (lanes, as a
+    worker runs it: memory.embeddings.use_lanes)."""
     from memory import embeddings
 
     sample = texts[:: max(1, len(texts) // BASELINE_SAMPLE)]
