@@ -90,7 +90,7 @@ def _read_turn(project_id: int) -> int:
         current, taken = _Slice.take(project_id, model), 0
         while current is not None:
             upcoming = _Slice.take(project_id, model, in_flight=current.pks) if reading_on() else None
-            taken += current.write()
+            taken += current.write(index_drawn_next=upcoming.end_users if upcoming else frozenset())
             if upcoming is None:  # none was waiting, or the turn was over: items added meanwhile?
                 current = _Slice.take(project_id, model) if reading_on() else None
             else:  # past the deadline it is still read (its model work is done or nearly)
@@ -123,12 +123,17 @@ class _Slice:
         pks = frozenset(pk for item_pks in chosen.values() for pk in item_pks)
         return cls(parts, pks, model.submit(lambda: [pipeline.embed(work) for _, _, work, _ in parts]))
 
-    def write(self) -> int:
+    @property
+    def end_users(self) -> frozenset[int]:
+        return frozenset(memory.end_user.pk for memory, _, _, _ in self.parts)
+
+    def write(self, index_drawn_next: frozenset[int]) -> int:
         """Write the slice once embedded; each item is then read, set aside for a retry, or edited since
-        (and waiting again as a new version). Returns how many items it took."""
+        (and waiting again as a new version). An end user of the next slice gets index.md drawn after that
+        one only (it was drawn after each slice, 4% of the read). Returns how many items it took."""
         self.embedded.result()
         for memory, item_pks, work, failures in self.parts:
-            pipeline.write(memory, work, failures)
+            pipeline.write(memory, work, failures, index=memory.end_user.pk not in index_drawn_next)
             _settle(memory, item_pks, failures, attempt=0)
         return len(self.pks)
 

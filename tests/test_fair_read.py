@@ -110,6 +110,8 @@ def test_a_turn_no_task_waits_for_reads_on_slice_after_slice(api, project, no_ea
     token = quick_redis.client(1).get(quick_redis.key("read-turn", project.pk))
     purge_queue()
     assert tasks.read_project(project.pk, token) == 150 and unread(project) == 0 and queued(project) == 0
+    # index.md is drawn once the last slice is written, not only after the first ones
+    assert "150 items in 2 threads, 150 passages" in api.tool("read", path="index.md").json()["text"]
     with scoped(project.pk):
         passages = {p.item.external_id: p for p in Passage.objects.select_related("item", "thread")}
     for n in range(1, 150):

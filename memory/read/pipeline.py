@@ -229,10 +229,11 @@ def _write_slice(memory: Memory, work: list[tuple[Item, list[Piece]]], locked: d
     return len(written)
 
 
-def _write_all(memory: Memory, work: list[tuple[Item, list[Piece]]], failures: dict | None) -> int:
+def _write_all(memory: Memory, work: list[tuple[Item, list[Piece]]], failures: dict | None, *,
+               index: bool = True) -> int:
     """Write the slice's items in one transaction (not one per item: bench/README.md "Adding"), all at once;
     when that raises, each in a savepoint of its own, so an item whose write raises is set aside and the
-    rest are written. Returns how many were written."""
+    rest are written; then index.md, unless `index` is False. Returns how many were written."""
     locked: dict[tuple, Thread] = {}
     with memory.scoped():
         try:
@@ -240,7 +241,7 @@ def _write_all(memory: Memory, work: list[tuple[Item, list[Piece]]], failures: d
                 done = _write_slice(memory, work, locked)
         except Exception:  # noqa: BLE001 - some item's fault: written one at a time, it is found and set aside
             done = _write_each(memory, work, failures)
-    if done:  # after the commit, so the item and end user rows are not held while index.md is drawn
+    if done and index:  # after the commit, so the item and end user rows are not held while index.md is drawn
         with memory.scoped():
             rewrite_index(memory)
     return done
@@ -324,10 +325,12 @@ def _link(memory: Memory, work: list[tuple[Item, list[Piece]]],
     return linked
 
 
-def write(memory: Memory, work: list[tuple[Item, list[Piece]]], failures: dict | None = None) -> int:
-    """Write the embedded slice (prepare, then embed): its links, passages, statistics, facts and index.md,
-    then announce it to the adds that wait. Returns how many items were read now."""
-    done = _write_all(memory, _link(memory, work, failures), failures)
+def write(memory: Memory, work: list[tuple[Item, list[Piece]]], failures: dict | None = None, *,
+          index: bool = True) -> int:
+    """Write the embedded slice (prepare, then embed): its links, passages, statistics, facts and index.md
+    (unless `index` is False: the next slice, already under way, draws it), then announce it to the adds
+    that wait. Returns how many items were read now."""
+    done = _write_all(memory, _link(memory, work, failures), failures, index=index)
     if done:
         notices.announce_read(memory.end_user.pk)  # committed: a `wait` add of this end user looks again
     return done
