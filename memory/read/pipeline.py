@@ -313,8 +313,12 @@ def _link(memory: Memory, work: list[tuple[Item, list[Piece]]],
         for item, pieces in work:
             key = _thread_key(item)
             try:
-                with transaction.atomic():  # a savepoint: one item's fault leaves the transaction usable
-                    pieces[0].previous = last_in_slice[key] if key in last_in_slice else _previous(memory, item)
+                if key in last_in_slice:
+                    pieces[0].previous = last_in_slice[key]
+                else:  # a savepoint, so one item's fault leaves the transaction usable: two statements, so
+                    # only where the database is asked
+                    with transaction.atomic():
+                        pieces[0].previous = _previous(memory, item)
             except Exception as error:  # noqa: BLE001 - one item's fault must not stop its slice
                 _set_aside(failures, item, error)
                 continue
