@@ -130,7 +130,8 @@ class _Slice:
     def write(self, index_drawn_next: frozenset[int]) -> int:
         """Write the slice once embedded; each item is then read, set aside for a retry, or edited since
         (and waiting again as a new version). An end user of the next slice gets index.md drawn after that
-        one only (it was drawn after each slice, 4% of the read). Returns how many items it took."""
+        one only (it was drawn after each slice, 4% of the read); when that slice is dropped for a waiting
+        task, after its items are read in the next turn. Returns how many items it took."""
         self.embedded.result()
         for memory, item_pks, work, failures in self.parts:
             pipeline.write(memory, work, failures, index=memory.end_user.pk not in index_drawn_next)
