@@ -32,6 +32,8 @@ def http(live_server, path: str, body: dict | None = None, *, key: str, account:
 
 def choose_tool(page, name: str):
     """Pick a tool: the picker reloads the page with its form (keeping the end user typed)."""
+    # The deferred script hides "Choose" once it listens for a change; a pick made before is lost.
+    expect(page.locator("#pg-choose")).to_be_hidden()
     with page.expect_navigation():
         page.select_option("#pg-tool", name)
     expect(page.locator("#pg-run input[name=tool]")).to_have_value(name)
