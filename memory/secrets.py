@@ -23,6 +23,7 @@ gates never change an answer.
 """
 
 import re
+from collections.abc import Iterator
 from typing import NamedTuple
 
 from detect_secrets.plugins import (
@@ -94,11 +95,12 @@ DETECTORS = (
 KINDS = tuple(each.rule.secret_type for each in DETECTORS)
 
 
-def find_secret(text: str) -> str | None:
+def find_secret(text: str, detectors: tuple[Detector, ...] = DETECTORS) -> str | None:
     """The kind ("AWS Access Key", "Password", "Payment card number"...) of the first secret in `text`, by
-    the order of DETECTORS, or None. Safe to call from many threads at once."""
+    the order of DETECTORS, or None; `detectors`: those of them still worth running (`_worth_running`).
+    Safe to call from many threads at once."""
     lowered = text.lower()
-    for each in DETECTORS:
+    for each in detectors:
         haystack = lowered if each.fold else text
         if each.gate is None:
             candidate = text
@@ -109,6 +111,16 @@ def find_secret(text: str) -> str | None:
         if candidate and next(iter(each.rule.analyze_string(candidate)), None) is not None:
             return each.rule.secret_type
     return None
+
+
+def _worth_running(texts: list[str]) -> tuple[Detector, ...]:
+    """The detectors whose gate matches somewhere in `texts`: a gate that matches none of them all together
+    matches none of them alone. An item holds a dozen short strings (its fields, metadata keys and values),
+    and most of its add's time went to trying every gate on each (bench/README.md "Adding")."""
+    joined = "\n".join(texts)
+    lowered = joined.lower()
+    return tuple(each for each in DETECTORS
+                 if each.gate is None or each.gate.search(lowered if each.fold else joined))
 
 
 def _lines_holding(text: str, haystack: str, gate: re.Pattern) -> str:
@@ -137,28 +149,24 @@ def scan_item(item: dict) -> tuple[str, str] | None:
     are scanned as their digits, since a card number fits in a JSON number; the value of a key that names a
     password ("wifi_password", "pin") is read as given after that keyword. Top-level keys are scanned too,
     so no path ever holds a secret."""
-    return _scan_value(item, "", None)
+    texts = list(_texts(item, "", None))
+    detectors = _worth_running([text for _, text in texts])
+    for path, text in texts:
+        if kind := find_secret(text, detectors):
+            return path, kind
+    return None
 
 
-def _scan_value(value, path: str, password_key: re.Match | None) -> tuple[str, str] | None:
+def _texts(value, path: str, password_key: re.Match | None) -> Iterator[tuple[str, str]]:
+    """(the path it is answered by, the text scanned) for every string of the item, in order."""
     if isinstance(value, dict):
         for key, inner in value.items():
             name = str(key)
-            kind = find_secret(name)
-            if kind:
-                return f"{path}.{KEY_IN_PATH}" if path else KEY_IN_PATH, kind
+            yield (f"{path}.{KEY_IN_PATH}" if path else KEY_IN_PATH), name
             shown = key_in_path(name)
-            found = _scan_value(inner, f"{path}.{shown}" if path else shown, PASSWORD_KEY.search(name))
-            if found:
-                return found
+            yield from _texts(inner, f"{path}.{shown}" if path else shown, PASSWORD_KEY.search(name))
     elif isinstance(value, list):
         for index, inner in enumerate(value):
-            found = _scan_value(inner, f"{path}[{index}]", password_key)
-            if found:
-                return found
+            yield from _texts(inner, f"{path}[{index}]", password_key)
     elif isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
-        text = f"{password_key.group()}: {value}" if password_key else str(value)
-        kind = find_secret(text)
-        if kind:
-            return path, kind
-    return None
+        yield path, f"{password_key.group()}: {value}" if password_key else str(value)
