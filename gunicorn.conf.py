@@ -22,3 +22,10 @@ timeout = capacity.WEB_TIMEOUT
 graceful_timeout = capacity.WEB_TIMEOUT
 keepalive = capacity.env_int("WEB_KEEPALIVE", 5)  # seconds an idle client connection is kept open
 accesslog = os.environ.get("WEB_ACCESS_LOG", "-")  # "-": standard output; empty: none
+
+
+def post_worker_init(worker):
+    """Each web process readies the embedding model before it serves: its first search does not load it."""
+    from memory import embeddings
+
+    embeddings.warm_up()

@@ -65,6 +65,13 @@ def _model():
     return tokenizer, session
 
 
+def warm_up() -> None:
+    """Load the model and run it on a few batches (in every lane), so that a process's first read or search
+    does not wait for that: in a worker process that had not embedded yet, a slice's first embedding took
+    twice as long as the next ones (bench/README.md "Adding")."""
+    embed([" ".join(["warm"] * length) for length in range(1, 4 * BATCH + 1)])
+
+
 def _embed_batch(encoded: list[list[int]]) -> np.ndarray:
     _, session = _model()
     ids = np.zeros((len(encoded), max(map(len, encoded))), dtype=np.int64)  # 0 is [PAD]
