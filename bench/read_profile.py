@@ -29,7 +29,7 @@ STAGES = [
     ("embedding (embeddings.embed)", "memory/embeddings.py", "embed"),
     ("  the model (_embed_batch)", "memory/embeddings.py", "_embed_batch"),
     ("writes (pipeline._write_slice)", "memory/read/pipeline.py", "_write_slice"),
-    ("  threads locked (_thread_for)", "memory/read/pipeline.py", "_thread_for"),
+    ("  threads locked (_lock_threads)", "memory/read/pipeline.py", "_lock_threads"),
     ("  statistics counted (stats.count_passages)", "memory/read/stats.py", "count_passages"),
     ("  facts (facts.record_facts)", "memory/read/facts.py", "record_facts"),
     ("index.md (written_index.rewrite_index)", "memory/read/written_index.py", "rewrite_index"),

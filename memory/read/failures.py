@@ -30,7 +30,7 @@ def is_transient(error: BaseException) -> bool:
 
 
 # The step of the read a raising function belongs to, named in the reason.
-_STEPS = {"record_facts": "facts", "cut": "text", "_thread_for": "thread", "_previous": "thread"}
+_STEPS = {"record_facts": "facts", "cut": "text", "_lock_threads": "thread", "_previous": "thread"}
 
 
 def reason(error: BaseException, where: str | None = None) -> str:
