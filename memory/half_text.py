@@ -19,7 +19,8 @@ def _decimals() -> np.ndarray:
 
 def half_text(vector: np.ndarray) -> str:
     """`vector` rounded to half precision, as halfvec text: '[0.02974,-0.0516,...]'."""
-    return "[" + ",".join(_decimals()[np.asarray(vector, np.float32).astype(np.float16).view(np.uint16)]) + "]"
+    halfs = np.asarray(vector, np.float32).astype(np.float16).view(np.uint16)
+    return "[" + ",".join(_decimals()[halfs].tolist()) + "]"  # a list joins twice as fast as an object array
 
 
 class HalfVectors(HalfVectorField):

@@ -43,14 +43,20 @@ def _sentences(text: str) -> list[str]:
     return [p.replace("\u2024", ".").strip() for p in parts if p.strip()]
 
 
+# (pattern, replacement, whether the pattern holds an apostrophe: a sentence without one skips it)
+_SPELLED_OUT = [(re.compile(rx), rep, "'" in rx) for rx, rep in (
+    (r"\bi\b", "I"), (r"\b([Cc])an't\b", r"\1annot"), (r"\b([Ww])on't\b", r"\1ill not"), (r"n't\b", " not"),
+    (r"\bI'm\b", "I am"), (r"'re\b", " are"), (r"'ve\b", " have"), (r"'ll\b", " will"), (r"'d\b", " would"),
+    (r"\bgonna\b", "going to"), (r"\bwanna\b", "want to"), (r"\s+", " "))]
+
+
 def _normalise(s: str) -> str:
     """Contractions spelled out so one pattern covers "I'm" and "I am"; curly quotes straightened."""
     s = s.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
-    s = re.sub(r"\bi\b", "I", s)
-    for rx, rep in ((r"\b([Cc])an't\b", r"\1annot"), (r"\b([Ww])on't\b", r"\1ill not"), (r"n't\b", " not"),
-                    (r"\bI'm\b", "I am"), (r"'re\b", " are"), (r"'ve\b", " have"), (r"'ll\b", " will"),
-                    (r"'d\b", " would"), (r"\bgonna\b", "going to"), (r"\bwanna\b", "want to"), (r"\s+", " ")):
-        s = re.sub(rx, rep, s)
+    quoted = "'" in s
+    for rx, rep, needs_quote in _SPELLED_OUT:
+        if quoted or not needs_quote:
+            s = rx.sub(rep, s)
     return s.strip()
 
 
