@@ -35,8 +35,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "twin.settings")
 
 WAIT_CALL_ITEMS = 500
 IDLE_SEARCHES = 40
-# How often the bench asks whether the import is read: each ask is a memory_overview (8 statements) on the
-# cores the read uses, so not faster than needed to time 20-30 s within about 1%.
+# How often the bench asks whether the import is read, near its end: each ask is a memory_overview (8
+# statements) on the cores the read uses, so not faster than needed to time 20-30 s within about 1%.
 POLL_SECONDS = 0.25
 SEARCH_PAUSE_SECONDS = 0.2  # between the searches made during the import: a user's pace, not a load test
 BASELINE_SAMPLE = 3_000  # texts the model alone embeds (every k-th of the read's): enough for a steady rate
@@ -148,11 +148,19 @@ def main():
     base = f"http://127.0.0.1:{port}"
 
     def wait_until_read(whose: str, count: int) -> None:
+        """Returns once all `count` items are stored and read. Far from the end it asks again when half of what
+        is left would be read at the rate seen so far, so the asks stay off the cores the read uses; near
+        the end, every POLL_SECONDS."""
+        first = None
         while True:
             overview = post(f"{base}/v1/memory/overview", key, whose, {})
-            if overview["counts"]["unread_items"] == 0 and overview["counts"]["items"] == count:
+            left = count - overview["counts"]["items"] + overview["counts"]["unread_items"]
+            if left == 0:
                 return
-            time.sleep(POLL_SECONDS)
+            now = time.perf_counter()
+            first = first or (now, left)
+            rate = (first[1] - left) / (now - first[0]) if now > first[0] else 0
+            time.sleep(max(POLL_SECONDS, min(left / 2 / rate, 5)) if rate > 0 else POLL_SECONDS)
 
     def search(question: str) -> dict:
         return post(f"{base}/v1/memory/search", key, searched, {"query": question})
