@@ -11,8 +11,8 @@ embedded PostgreSQL, Redis) and, through the HTTP routes:
   4. adds one note at a time with `wait: true` on the idle service: time until searchable (p50, p95)
 Then the ratio, on the same texts: the texts the read embedded per second (the import's passages and the
 sentences of long ones, end to end from the first add) over the texts per second of the embedding model
-alone, in this process at the workers' niceness, on a sample of the same texts, with as many threads as the
-machine has cores. The machine should be otherwise idle: the load average is printed to say if it was not.
+alone, in this process, on a sample of the same texts, with as many threads as the machine has cores: just
+before the import and again at the end (at the workers' niceness), their mean. The machine should be otherwise idle: the load average is printed to say if it was not.
 
     .venv/bin/python bench/add_throughput.py [--batch 100] [--limit 2760] [--notes 20]
 """
@@ -94,6 +94,17 @@ def read_texts(memory) -> list[str]:
         for passage in memory.passages().order_by("thread_id", "seq"):
             texts.append(f"{passage.title}\n{passage.text}" if passage.title else passage.text)
             texts.extend(sentences(passage.text, passage.author))
+    return texts
+
+
+def item_texts(items: list[dict]) -> list[str]:
+    """The texts the read will embed for `items` (see read_texts), from the items themselves."""
+    from memory.read.pipeline import sentences
+
+    texts = []
+    for item in items:
+        texts.append(f"{item['title']}\n{item['text']}" if item.get("title") else item["text"])
+        texts.extend(sentences(item["text"], item.get("author") or ""))
     return texts
 
 
@@ -192,6 +203,9 @@ def main():
 
         # The read's speed on an otherwise idle machine (the issue's ratio), then its cost to searches: the
         # same import again, to another end user, while the first memory is searched at a user's pace.
+        # The model alone on the import's texts just before it, and again at the end: the machine's own speed
+        # drifts by up to 10% within minutes, and the ratio is taken over the mean of the two.
+        alone_before = model_alone(item_texts(items), os.cpu_count() or 1)
         before = cpu_share.snapshot()
         added, searchable = import_turns(account)
         cpu = cpu_share.describe(cpu_share.used_since(before), searchable)
@@ -219,7 +233,8 @@ def main():
     memory = Memory(EndUser.objects.get(project=project, external_id=account))
     texts = read_texts(memory)
     os.nice(settings.READ_WORKER_NICENESS)  # the model alone at the workers' priority: like with like
-    alone = model_alone(texts, os.cpu_count() or 1)
+    alone_after = model_alone(texts, os.cpu_count() or 1)
+    alone = (alone_before + alone_after) / 2
     read_rate = len(texts) / searchable
 
     ms = 1000
@@ -232,7 +247,8 @@ def main():
     print(f"  {cpu}")
     print(f"read rate, end to end:               {len(items) / searchable:8.1f} items/s")
     print(f"read's texts embedded per second:    {read_rate:8.0f} texts/s")
-    print(f"model alone, {os.cpu_count()} threads, same texts: {alone:8.0f} texts/s")
+    print(f"model alone, {os.cpu_count()} threads, same texts: {alone:8.0f} texts/s  "
+          f"(before the import {alone_before:.0f}, at the end {alone_after:.0f})")
     print(f"ratio read / model alone:            {read_rate / alone:8.2f}")
     print(f"wait: true on {WAIT_CALL_ITEMS} turns:             {wait_seconds:8.1f} s, searchable: {wait_searchable}")
     print(f"one note, wait: true, idle:          p50 {percentile(notes, 0.5):.2f} s  p95 {percentile(notes, 0.95):.2f} s"
