@@ -19,7 +19,7 @@ from celery.signals import worker_init, worker_process_init
 from django.conf import settings
 from django.core.cache import cache
 
-from . import embeddings, fairness
+from . import embeddings, fairness, half_text
 from .limits import READ_RETRIES
 from .read import failures as failed
 from .read import own_indexes, pipeline
@@ -225,11 +225,12 @@ def build_own_indexes(end_user_id: int) -> list[str]:
 
 @worker_init.connect
 def _nice_worker(**kwargs):
-    """Before the pool forks: its processes inherit a lower priority than the web tier's and the model's
-    thread count (settings.READ_WORKER_NICENESS, READ_MODEL_THREADS say why)."""
+    """Before the pool forks: its processes inherit a lower priority than the web tier's, the model's thread
+    count (settings.READ_WORKER_NICENESS, READ_MODEL_THREADS say why) and the vectors' text table."""
     os.nice(settings.READ_WORKER_NICENESS)
     _nice_own_session(settings.READ_WORKER_NICENESS)
     embeddings.use_lanes(settings.READ_MODEL_THREADS)
+    half_text.warm_up()
 
 
 @worker_process_init.connect
