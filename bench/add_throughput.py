@@ -12,7 +12,8 @@ embedded PostgreSQL, Redis) and, through the HTTP routes:
 Then the ratio, on the same texts: the texts the read embedded per second (the import's passages and the
 sentences of long ones, end to end from the first add) over the texts per second of the embedding model
 alone, in this process, on a sample of the same texts, with as many threads as the machine has cores: just
-before the import and again at the end (at the workers' niceness), their mean. The machine should be otherwise idle: the load average is printed to say if it was not.
+before the import and again at the end (at the workers' niceness), their mean. The machine should be
+otherwise idle: the load average is printed to say if it was not.
 
     .venv/bin/python bench/add_throughput.py [--batch 100] [--limit 2760] [--notes 20]
 """
@@ -84,28 +85,26 @@ class Searcher(threading.Thread):
             self.stopped.wait(SEARCH_PAUSE_SECONDS)
 
 
-def read_texts(memory) -> list[str]:
-    """The texts the read embedded for `memory`: each passage (titled) and the sentences of a long one
-    (memory/read/pipeline.py; a passage's context vector is mixed from two passages' vectors, not embedded)."""
+def embedded_texts(title: str, text: str, author: str) -> list[str]:
+    """What the read embeds for one passage (memory/read/pipeline.py): the passage, titled, and the sentences
+    of a long one (its context vector is mixed from two passages' vectors, not embedded)."""
     from memory.read.pipeline import sentences
 
-    texts = []
+    return [f"{title}\n{text}" if title else text, *sentences(text, author)]
+
+
+def read_texts(memory) -> list[str]:
+    """The texts the read embedded for `memory`, from its passages."""
     with memory.scoped():
-        for passage in memory.passages().order_by("thread_id", "seq"):
-            texts.append(f"{passage.title}\n{passage.text}" if passage.title else passage.text)
-            texts.extend(sentences(passage.text, passage.author))
-    return texts
+        return [text for passage in memory.passages().order_by("thread_id", "seq")
+                for text in embedded_texts(passage.title, passage.text, passage.author)]
 
 
 def item_texts(items: list[dict]) -> list[str]:
-    """The texts the read will embed for `items` (see read_texts), from the items themselves."""
-    from memory.read.pipeline import sentences
-
-    texts = []
-    for item in items:
-        texts.append(f"{item['title']}\n{item['text']}" if item.get("title") else item["text"])
-        texts.extend(sentences(item["text"], item.get("author") or ""))
-    return texts
+    """The texts the read will embed for `items` (a message or note is one passage, stripped), before they
+    are added."""
+    return [text for item in items for text in embedded_texts(
+        item.get("title") or "", item["text"].strip() or item["text"], item.get("author") or "")]
 
 
 def model_alone(texts: list[str], threads: int) -> float:
