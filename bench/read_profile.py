@@ -27,7 +27,7 @@ STAGES = [
     ("load the items (pipeline._pending)", "memory/read/pipeline.py", "_pending"),
     ("the passage before each item's (pipeline._previous)", "memory/read/pipeline.py", "_previous"),
     ("embedding (embeddings.embed)", "memory/embeddings.py", "embed"),
-    ("  the model (_embed_batch)", "memory/embeddings.py", "_embed_batch"),
+    ("  the model (_embed_tokens)", "memory/embeddings.py", "_embed_tokens"),
     ("writes (pipeline._write_slice)", "memory/read/pipeline.py", "_write_slice"),
     ("  threads locked (_lock_threads)", "memory/read/pipeline.py", "_lock_threads"),
     ("  statistics counted (stats.count_passages)", "memory/read/stats.py", "count_passages"),

@@ -39,7 +39,6 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "twin.settings")
 VAR_DIR = Path(os.environ.get("TWIN_VAR_DIR", ROOT / "var"))
 DB_NAME = "twin_bench"
-CACHE = VAR_DIR / "bench-cache" / "locomo-read-vectors.npz"  # as the read makes them since session 7
 PROJECT = "Search latency bench"
 BIG, MEDIUM, MEDIUM_USERS, SMALL = 100_000, 1_000, 900, 600
 NOISE = 0.018  # per dimension: the noise vector's norm is ~0.35, a copy's cosine to its turn ~0.94
@@ -96,8 +95,9 @@ def base_turns():
         turns.append({"text": item["text"], "author": item.get("author", ""), "before": previous.get(key),
                       "sentences": sentences(item["text"], item.get("author", ""))[:3]})
         previous[key] = len(turns) - 1
-    if CACHE.exists():
-        cached = np.load(CACHE)
+    cache = VAR_DIR / "bench-cache" / f"locomo-read-vectors-{embeddings.MODEL_ID}.npz"  # as the read makes them
+    if cache.exists():
+        cached = np.load(cache)
     else:
         started = time.perf_counter()
         text = embeddings.embed([t["text"] for t in turns])
@@ -106,9 +106,9 @@ def base_turns():
                             for t, v in zip(turns, text)], np.float32)
         flat = [s for t in turns for s in t["sentences"]]
         sent = embeddings.embed(flat) if flat else np.zeros((0, embeddings.DIMENSIONS), np.float32)
-        CACHE.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(CACHE, text=text, context=context, sentences=sent)
-        cached = np.load(CACHE)
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(cache, text=text, context=context, sentences=sent)
+        cached = np.load(cache)
         print(f"embedded {len(turns)} turns and {len(flat)} sentences in {time.perf_counter() - started:.0f} s",
               file=sys.stderr)
     offsets = np.cumsum([0] + [len(t["sentences"]) for t in turns])

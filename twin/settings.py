@@ -205,6 +205,7 @@ CELERY_TASK_ALWAYS_EAGER = PROCESS_KIND == process.STDIO or env_bool("CELERY_TAS
 CELERY_BEAT_SCHEDULE = {
     "sweep-unread": {"task": "memory.tasks.sweep_unread", "schedule": 60.0},
     "tend-own-indexes": {"task": "memory.tasks.tend_own_indexes", "schedule": 60.0},
+    "reembed-stale": {"task": "memory.tasks.reembed_stale", "schedule": 60.0},
     "clear-expired-tokens": {"task": "accounts.tasks.clear_expired_tokens", "schedule": 24 * 3600.0},
 }
 # An item whose read raises is read again after this many seconds, doubled each time (memory.tasks.read_items).
