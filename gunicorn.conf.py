@@ -25,7 +25,9 @@ accesslog = os.environ.get("WEB_ACCESS_LOG", "-")  # "-": standard output; empty
 
 
 def post_worker_init(worker):
-    """Each web process readies the embedding model before it serves: its first search does not load it."""
-    from memory import embeddings
+    """Each web process readies the embedding model and the vectors' text table before it serves: its first
+    search does not wait for them."""
+    from memory import embeddings, half_text
 
     embeddings.warm_up()
+    half_text.warm_up()

@@ -15,12 +15,12 @@ from datetime import datetime
 import numpy as np
 from django.db import DataError, connection
 from django.db.models import Count, F, Max, Min, OuterRef, Prefetch, Q, QuerySet, Subquery
-from pgvector import Vector
 
 from accounts.auth import Context
 from accounts.models import EndUser
 
 from .errors import CannotAnswer, UnreadableItem
+from .half_text import half_text
 from .limits import DATE_EARLIEST, DATE_LATEST
 from .models import Fact, Item, ItemVersion, Passage, PassageSentence, Thread, WrittenIndex
 from .scope import ScopeConflict, scoped, scoped_to_account  # noqa: F401 (ScopeConflict: re-exported)
@@ -142,10 +142,6 @@ WHERE p.id IN (SELECT id FROM candidates)
 def _tsquery(terms: list[str]) -> str:
     """An OR of already-normalised lexemes, as tsquery input (quoted, so nothing is parsed again)."""
     return " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
-
-
-def _halfvec(vector: np.ndarray) -> str:
-    return Vector(vector.tolist()).to_text()
 
 
 def outside_the_dates(*columns: str) -> Q:
@@ -319,7 +315,8 @@ class Memory:
         n_filter, _ = filters.sql("n")
         with connection.cursor() as cursor:
             sql = _FEATURES.format(nearest=_BY_VECTOR.format(p=where, n=int(nearest)), n_filter=n_filter)
-            cursor.execute(sql, {**params, "end_user": self.end_user.pk, "q": _halfvec(vector), "ids": text_ids,
+            # the question as halfvec text through half_text: 8 µs, where pgvector's float text took 0.5 ms
+            cursor.execute(sql, {**params, "end_user": self.end_user.pk, "q": half_text(vector), "ids": text_ids,
                                  "terms": terms})
             return named_rows(cursor)
 
@@ -328,7 +325,7 @@ class Memory:
         """How the database finds the candidates: EXPLAIN ANALYZE of each source, by name (the text source
         only when there are terms to match, as in search)."""
         where, params = filters.sql("p")
-        params.update(end_user=self.end_user.pk, tsq=_tsquery(terms), q=_halfvec(vector))
+        params.update(end_user=self.end_user.pk, tsq=_tsquery(terms), q=half_text(vector))
         sources = {"text": _BY_TEXT} if terms else {}
         plans = {}
         with connection.cursor() as cursor:
