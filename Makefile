@@ -8,9 +8,9 @@ HOST ?= 127.0.0.1
 REDIS_URL ?= redis://127.0.0.1:6379/0
 export REDIS_URL
 
-.PHONY: setup run test redis chromium conformance database migrate
+.PHONY: setup run test redis chromium conformance database migrate model
 
-setup: $(VENV)/.installed redis chromium conformance database migrate
+setup: $(VENV)/.installed redis chromium conformance database migrate model
 
 # Reinstall only when requirements.txt changes, so a second `make setup` takes seconds.
 $(VENV)/.installed: requirements.txt
@@ -84,6 +84,10 @@ database: $(VENV)/.installed
 migrate: $(VENV)/.installed database
 	@TWIN_PROCESS=command $(PY) manage.py migrate --noinput -v 0
 	@echo "Database migrated"
+
+# The embedding model's int8 file, made once from the installed package's (memory/model_file.py).
+model: $(VENV)/.installed
+	@TWIN_PROCESS=command $(PY) manage.py makemodel
 
 # Each process names its kind (TWIN_PROCESS, read once by twin/settings.py). The worker leads a session of its own
 # (setsid), so its niceness holds against PostgreSQL and the web tier where the kernel groups sessions (README

@@ -4,7 +4,7 @@
 product runs in float32. Quantized dynamically (onnxruntime.quantization: int8 weights per output channel,
 each product's input quantized as it comes), the same model embeds a short question 2.2 times as fast on one
 thread as the shipped file on two, and the read's texts 1.7 times as fast, its vectors within a cosine of .99
-of the shipped file's (bench/README.md "The model in int8"). Made from the installed package's file once per
+of the shipped file's (bench/README.md "Adding", session 11). Made from the installed package's file once per
 machine and kept in var/models; nothing is downloaded.
 """
 

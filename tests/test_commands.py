@@ -1,4 +1,4 @@
-"""createproject and createkey, in their exact forms."""
+"""createproject, createkey and makemodel, in their exact forms."""
 
 import io
 
@@ -65,3 +65,13 @@ def test_demo_prints_working_keys_and_a_console_login_and_keeps_them(db, setting
     assert 'curl -s http://127.0.0.1:8123/v1/me' in first and '"url": "http://127.0.0.1:8123/v1/mcp"' in first
     password = first.split("password ")[1].split()[0]
     assert Client().post("/login", {"username": "demo@example.com", "password": password}).status_code == 302
+
+
+def test_makemodel_makes_the_model_file_once(settings, tmp_path):
+    settings.VAR_DIR = tmp_path
+    made = run("makemodel").strip().removeprefix("Model file ready: ")
+    assert made.startswith(str(tmp_path / "models")) and made.endswith(".onnx")
+    files = sorted(p.name for p in (tmp_path / "models").iterdir())
+    stamp = (tmp_path / "models" / files[0]).stat().st_mtime_ns
+    assert run("makemodel").strip().endswith(made) and len(files) == 1, "no half-written file is left"
+    assert (tmp_path / "models" / files[0]).stat().st_mtime_ns == stamp, "made once, then found"
