@@ -16,19 +16,19 @@ import re
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.db import DataError, connection, transaction
+from django.db import DataError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
 from .. import embeddings
 from ..models import Item, Passage, PassageSentence, Thread
 from ..paths import passage_path, thread_id
-from ..half_text import half_text
-from ..selectors import Memory, named_rows
+from ..selectors import Memory
 from . import failures as failed
 from . import notices, stats
 from .cutting import cut
 from .facts import record_facts
+from .passage_insert import insert_passages
 from .written_index import rewrite_index
 
 log = logging.getLogger(__name__)
@@ -40,23 +40,6 @@ SENTENCE_MIN_CHARS = 4  # shorter pieces ("Ok.", "Hi!") carry nothing a question
 # chat (LoCoMo's longest is 444 characters), rank as well without them, at a fifth of the model's work.
 SENTENCES_FROM_CHARS = 400
 SESSION_KEY = "session:"  # how a thread of a session's items is keyed (else "item:<id>", an item's own)
-# A slice's passages in one INSERT of one array a column: bulk_create wrote a placeholder a value (over 2,000
-# a slice of 128) and its compiling took a third of the slice's writes (bench/README.md "Adding"). Rows
-# come back in the order they were given (WITH ORDINALITY), as bulk_create's RETURNING does.
-_INSERT_PASSAGES = """
-INSERT INTO memory_passage (end_user_id, thread_id, item_id, seq, path, kind, at, expires, author, role, title,
-                            about, text, item_ids, embedding, context_embedding, model)
-SELECT u.end_user_id, u.thread_id, u.item_id, u.seq, u.path, u.kind, u.at, u.expires, u.author, u.role,
-       u.title, u.about, u.text, ARRAY[u.item_external_id], u.embedding::halfvec, u.context_embedding::halfvec,
-       u.model
-FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[], %s::integer[], %s::text[], %s::text[], %s::timestamptz[],
-            %s::timestamptz[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[],
-            %s::text[], %s::text[], %s::text[]) WITH ORDINALITY
-    AS u(end_user_id, thread_id, item_id, seq, path, kind, at, expires, author, role, title, about, text,
-         item_external_id, embedding, context_embedding, model, n)
-ORDER BY u.n
-RETURNING id
-"""
 
 
 @dataclass(eq=False)
@@ -221,20 +204,6 @@ def _passage(item: Item, thread: Thread, piece: Piece, reusable: list[int]) -> P
     )
 
 
-def _insert_passages(rows: list[Passage]) -> None:
-    """Insert the read's passages (each of one item), setting each one's id."""
-    columns = [[getattr(row, name) for row in rows] for name in (
-        "end_user_id", "thread_id", "item_id", "seq", "path", "kind", "at", "expires", "author", "role", "title",
-        "about", "text")]
-    columns += [[row.item_ids[0] for row in rows], [half_text(row.embedding) for row in rows],
-                [half_text(row.context_embedding) for row in rows], [row.model for row in rows]]
-    with connection.cursor() as cursor:
-        cursor.execute(_INSERT_PASSAGES, columns)
-        for row, found in zip(rows, named_rows(cursor), strict=True):
-            row.pk = found["id"]
-            row._state.adding, row._state.db = False, connection.alias
-
-
 def _sentences(written: list[tuple[Item, list[Passage], list[Piece]]]) -> list[PassageSentence]:
     return [PassageSentence(end_user_id=item.end_user_id, passage=row, embedding=vector)
             for item, rows, pieces in written for row, piece in zip(rows, pieces)
@@ -265,7 +234,7 @@ def _write_slice(memory: Memory, work: list[tuple[Item, list[Piece]]], locked: d
         reusable = [p.seq for p in old if p.item_id == item.pk and p.thread_id == thread.pk]
         written.append((item, [_passage(item, thread, piece, reusable) for piece in pieces], pieces))
     rows = [row for _, own, _ in written for row in own]
-    _insert_passages(rows)
+    insert_passages(rows)
     PassageSentence.objects.bulk_create(_sentences(written))
     stats.count_passages(memory, [row.pk for row in rows])
     Thread.objects.bulk_update(list(locked.values()), ["next_seq"])
