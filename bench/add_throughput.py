@@ -153,7 +153,8 @@ def main():
                             "--workers", "2", "--threads", "4"], cwd=ROOT, env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "twin", "worker", "-Q", queue,
-                               "--concurrency", "2", "--loglevel", "warning"], cwd=ROOT, env=env,
+                               "--concurrency", "2", "--loglevel", "warning"], cwd=ROOT,
+                              env={**env, "TWIN_PROCESS": "worker"},  # its settings, as `make run` names it
                               stderr=subprocess.DEVNULL, start_new_session=True)  # as systemd or `make run`
     base = f"http://127.0.0.1:{port}"
 
