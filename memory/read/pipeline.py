@@ -91,7 +91,7 @@ def _pieces(item: Item) -> list[Piece]:
     texts = cut(item.text) if item.kind == "document" else [item.text.strip() or item.text]
     pieces = []
     for text in texts:
-        pieces.append(Piece(text, _titled(item.title, text), pieces[-1] if pieces else None,
+        pieces.append(Piece(text, titled(item.title, text), pieces[-1] if pieces else None,
                             sentences(text, item.author)))
     return pieces
 
@@ -107,7 +107,7 @@ def context_vector(previous: tuple[int, np.ndarray] | None, length: int, own: np
     return mixed / max(float(np.linalg.norm(mixed)), 1e-12)
 
 
-def _titled(title: str, text: str) -> str:
+def titled(title: str, text: str) -> str:
     """A passage as the model reads it: its item's title, then its text."""
     return f"{title}\n{text}" if title else text
 
@@ -130,7 +130,7 @@ def _reuse(memory: Memory, work: list[tuple[Item, list[Piece]]]) -> None:
         said = [np.asarray(s.embedding, np.float32) for s in passage.sentences.all()]
         if len(said) == len(sentences(passage.text, passage.author)):  # read under the same rule
             own = np.asarray(passage.embedding, np.float32)
-            earlier[passage.author, _titled(passage.title, passage.text)] = (own, said)
+            earlier[passage.author, titled(passage.title, passage.text)] = (own, said)
     for item, pieces in work:
         for p in pieces:
             if (item.author, p.embed_text) in earlier:

@@ -13,7 +13,7 @@ from accounts.models import EndUser
 from .. import embeddings
 from ..models import Passage, PassageSentence
 from ..selectors import Memory, named_rows
-from .pipeline import _titled, context_vector, sentences
+from .pipeline import context_vector, sentences, titled
 
 BATCH = 256  # passages a transaction: about a second of the model's time on one core
 
@@ -41,8 +41,8 @@ def reembed(memory: Memory, limit: int = BATCH) -> int:
     if not stale:
         return 0
     said = [sentences(p.text, p.author) for p in stale]
-    vectors = iter(embeddings.embed([_titled(p.title, p.text) for p in stale] + [line for lines in said
-                                                                                  for line in lines]))
+    texts = [titled(p.title, p.text) for p in stale] + [line for lines in said for line in lines]
+    vectors = iter(embeddings.embed(texts))  # each passage, then each long one's sentences, in one call
     for passage in stale:
         passage.embedding = next(vectors)
         passage.context_embedding = context_vector(before[passage.thread_id], len(passage.text), passage.embedding)
