@@ -152,8 +152,9 @@ def test_deterministic_and_fast():
 def test_a_rule_is_tried_only_on_sentences_holding_its_verb_and_finds_the_same_facts():
     """A rule whose verb every match holds looks for the verb first (rules.required_verb); a verb that is
     optional, or one side of an alternative, is not required, and such a rule is tried on every sentence."""
-    assert required_verb(r"\bI (?P<v>live|lived) in (?P<val>\w+)") == "live|lived"
-    assert required_verb(r"[(|]I (?P<v>am\)|is) \(x") == r"am\)|is", "escapes and classes are not structure"
+    assert required_verb(r"\bI (?P<v>live|lived) in (?P<val>\w+)") == " (?:live|lived)", "with the space before it"
+    assert required_verb(r"[(|]I(?P<v>am\)|is) \(x") == r"am\)|is", "escapes and classes are not structure"
+    assert required_verb(r"I\ (?P<v>am)") == "am", "an escaped space is not looked at"
     for optional in (r"I (?P<v>am)? here", r"(?:I (?P<v>am)|we) here", r"I (?P<v>am) here|we are", r"I (?P<v>)x"):
         assert required_verb(optional) is None, optional
     assert sum(rule.needs is not None for rule in RULES) > len(RULES) / 2
