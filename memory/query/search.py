@@ -25,8 +25,7 @@ def ranked(memory: Memory, query: str, *, before: datetime | None = None, after:
     """(score, passage) pairs, best first. Past-`expires` passages are left out unless `current` is off."""
     scored = retrieval.rank(memory, query, passage_filters(before=before, after=after, scope=scope, current=current),
                             limit)
-    passages = memory.passages().in_bulk([pid for pid, _ in scored])
-    return [(score, passages[pid]) for pid, score in scored]
+    return list(zip([score for _, score in scored], memory.hits([row for row, _ in scored])))
 
 
 def passage_filters(*, before: datetime | None = None, after: datetime | None = None, scope: str = "",
