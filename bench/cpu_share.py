@@ -33,37 +33,44 @@ def snapshot() -> dict[str, tuple[str, float]]:
             continue
         # utime and stime are the stat file's 14th and 15th fields; the 3rd is the first after the name.
         seen[entry.name] = (_kind(entry.name), (int(fields[11]) + int(fields[12])) / TICKS)
-    seen[MACHINE] = snapshot_machine()
-    return seen
+    return {**seen, **_machine()}
 
 
 def used_since(before: dict[str, tuple[str, float]]) -> Counter:
-    """Kind -> CPU seconds used since `before` (a snapshot)."""
+    """Kind -> CPU seconds used since `before` (a snapshot); the machine's own counters under MACHINE and
+    STOLEN."""
     used = Counter()
     for pid, (kind, seconds) in snapshot().items():
-        if pid != MACHINE:
+        if pid.isdigit():
             used[kind] += seconds - before.get(pid, (kind, 0.0))[1]
-    used[MACHINE] = snapshot_machine()[1] - before[MACHINE][1]
+    for name, (_, seconds) in _machine().items():
+        used[name] = seconds - before[name][1]
     return used
 
 
-MACHINE = "machine"
+MACHINE, STOLEN = "machine", "stolen"
 
 
-def snapshot_machine() -> tuple[str, float]:
-    """The CPU seconds every process of the machine has used so far, those that ended too (/proc/stat's
-    first line: all but idle and iowait). A PostgreSQL backend lives as long as its connection, which a
-    worker's task may close: counted here, not always under "postgres"."""
-    ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
-    return MACHINE, (sum(ticks) - ticks[3] - ticks[4]) / TICKS
+def _machine() -> dict[str, tuple[str, float]]:
+    """The CPU seconds the whole machine has used so far, processes that ended too (/proc/stat's first line:
+    user, nice, system, irq, softirq), and those the hypervisor gave to other machines (steal). A PostgreSQL
+    backend lives as long as its connection, which a worker's task may close: counted here, not always under
+    "postgres"."""
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (
+        int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9])
+    return {MACHINE: (MACHINE, (user + nice + system + irq + softirq) / TICKS), STOLEN: (STOLEN, steal / TICKS)}
 
 
 def describe(used: Counter, wall_seconds: float) -> str:
-    """One line: each kind's CPU seconds and the share of the cores they kept busy, and the share the whole
-    machine's counters say were busy."""
+    """One line: each kind's CPU seconds and the share of the cores they kept busy; then the share the
+    machine's counters say were busy, and the share stolen (a shared host's other guests on these cores)."""
     cores = os.cpu_count() or 1
-    kinds = Counter({kind: seconds for kind, seconds in used.items() if kind != MACHINE})
+    kinds = Counter({kind: seconds for kind, seconds in used.items() if kind not in (MACHINE, STOLEN)})
     parts = [f"{kind} {seconds:.1f}" for kind, seconds in kinds.most_common() if seconds >= 0.05]
-    busy = sum(kinds.values()) / (wall_seconds * cores)
-    return (f"CPU seconds: {', '.join(parts)}; {busy:.0%} of {cores} cores over {wall_seconds:.1f} s "
-            f"(by the machine's counters: {used[MACHINE]:.1f} s, {used[MACHINE] / (wall_seconds * cores):.0%})")
+
+    def share(seconds: float) -> str:
+        return f"{seconds / (wall_seconds * cores):.0%}"
+
+    return (f"CPU seconds: {', '.join(parts)}; {share(sum(kinds.values()))} of {cores} cores over "
+            f"{wall_seconds:.1f} s (by the machine's counters: {used[MACHINE]:.1f} s, {share(used[MACHINE])}; "
+            f"stolen by the host {used[STOLEN]:.1f} s, {share(used[STOLEN])})")
