@@ -24,6 +24,7 @@ sources for one question at the big end user.
 """
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -249,6 +250,8 @@ def fill(end_users: list[tuple[int, int]]):
                     "FROM memory_passage, unnest(search) GROUP BY end_user_id, lexeme")
         cur.execute("INSERT INTO memory_memorystats (end_user_id, passages, lexemes) "
                     "SELECT end_user_id, count(*), sum(length(search)) FROM memory_passage GROUP BY end_user_id")
+        # Each thread's passages counted, as Memory.recount_threads keeps them (the migration's statement).
+        cur.execute(importlib.import_module("memory.migrations.0018_thread_counts").COUNT_THREADS)
         conn.commit()
         print(f"loaded in {time.perf_counter() - started:.0f} s; building indexes", file=sys.stderr)
         cur.execute("SET maintenance_work_mem = '6GB'")

@@ -28,6 +28,7 @@ def erase_items(memory: Memory, external_ids: list[str]) -> dict:
     stats.uncount_passages(memory, list(passages.values_list("pk", flat=True)))
     items.only("pk").delete()  # by key alone: a row stored with a date that cannot be read back is erased too
     _retitle(memory, threads)
+    memory.recount_threads(threads)
     usage.forget_errors_naming(project_id=memory.end_user.project_id, ids=external_ids)
     return counts
 

@@ -14,11 +14,12 @@ from datetime import datetime, timezone
 
 import numpy as np
 from django.db import DataError, connection
-from django.db.models import Count, F, Max, Min, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import F, OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from accounts.auth import Context
 from accounts.models import EndUser
 
+from . import statements
 from .errors import CannotAnswer, UnreadableItem
 from .half_text import half_text
 from .limits import DATE_EARLIEST, DATE_LATEST
@@ -70,82 +71,6 @@ class PassageFilters:
         return " AND ".join(parts), params
 
 
-_TERM_STATISTICS = """
-SELECT q.term, coalesce(t.df, 0) AS df, coalesce(s.passages, 0) AS passages, coalesce(s.lexemes, 0) AS lexemes
-FROM unnest(tsvector_to_array(to_tsvector('english', %(query)s))) AS q(term)
-LEFT JOIN memory_termstat t ON t.end_user_id = %(end_user)s AND t.term = q.term
-LEFT JOIN memory_memorystats s ON s.end_user_id = %(end_user)s
-"""
-
-_FACTS_ABOUT = """
-SELECT f.* FROM memory_fact f
-WHERE f.end_user_id = %(end_user)s AND (
-    string_to_array(f.subject_key, ' ') && %(named)s::text[]
-    OR f.subject_key IN (SELECT s.subject_key FROM memory_fact s
-                         WHERE s.end_user_id = %(end_user)s AND s.source_path = ANY(%(sources)s::text[])))
-ORDER BY f.id
-"""
-
-_BY_TEXT = """
-SELECT p.id FROM memory_passage p WHERE {p} AND p.search @@ %(tsq)s::tsquery
-ORDER BY ts_rank(p.search, %(tsq)s::tsquery) DESC LIMIT {n}
-"""
-
-_BY_VECTOR = """
-SELECT p.id FROM memory_passage p WHERE {p} ORDER BY p.embedding <=> %(q)s::halfvec LIMIT {n}
-"""
-
-# Every candidate (the text source's ids, the vector source's run here, and each one's neighbour either side
-# in its thread) with what it is scored on, in one round trip; the question's vector is parsed twice, not five
-# times (bench/README.md "Search latency").
-_FEATURES = """
-WITH nearest AS ({nearest}), base AS (
-    SELECT unnest(%(ids)s::bigint[]) AS id
-    UNION
-    SELECT id FROM nearest
-), question AS (
-    SELECT %(q)s::halfvec AS v
-), candidates AS (
-    SELECT id FROM base
-    UNION
-    -- OFFSET 0 keeps the neighbours a subquery of their own, so b's seq comes in as a parameter: in a join,
-    -- `n.seq = b.seq - 1` is not LEAKPROOF (the minus can overflow) and row-level security would keep it
-    -- out of the (thread, seq) index (35 candidates' neighbours: 1,100 ms -> 0.5 ms in a 20,000 passage thread)
-    SELECT beside.id FROM base JOIN memory_passage b ON b.id = base.id
-    CROSS JOIN LATERAL (
-        SELECT n.id FROM memory_passage n
-        WHERE n.thread_id = b.thread_id AND n.seq IN (b.seq - 1, b.seq + 1) AND {n_filter} OFFSET 0
-    ) beside
-)
--- the day as text: the date features parse it only for a question that names a date (a timestamp parsed
--- for each of ~200 candidates took psycopg 1 ms a search)
-SELECT p.id, p.thread_id, p.seq, to_char(p.at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
-    lower(p.author) AS author, lower(p.about) AS about,
-    length(p.text) AS characters, length(p.search) AS lexemes,
-    1 - (p.embedding <=> q.v) AS cos_t,
-    1 - (coalesce(p.context_embedding, p.embedding) <=> q.v) AS cos_prev,
-    (SELECT 1 - (n.context_embedding <=> q.v) FROM memory_passage n
-     WHERE n.thread_id = p.thread_id AND n.seq = p.seq + 1 AND {n_filter}) AS cos_next,
-    (SELECT max(1 - (s.embedding <=> q.v)) FROM memory_passagesentence s
-     WHERE s.passage_id = p.id) AS maxsent,
-    tf.terms, tf.counts,
-    -- what a hit shows (Memory.hits), so that the best need no statement of their own; the times as text,
-    -- parsed for the hits alone
-    p.item_id, p.path, p.kind, p.author AS author_written, p.role, p.title, p.about AS about_written, p.text,
-    p.item_ids, to_char(p.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS at_utc,
-    to_char(p.expires AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS expires_utc,
-    -- a subquery, not a join: joined, the planner hashed the end user's every thread (7 ms at 5,000 threads)
-    (SELECT t.tid FROM memory_thread t WHERE t.id = p.thread_id) AS tid
-FROM memory_passage p CROSS JOIN question q
--- the question's terms in the passage and how often each occurs (BM25), in one pass over its lexemes
-LEFT JOIN LATERAL (
-    SELECT array_agg(u.lexeme) AS terms, array_agg(coalesce(array_length(u.positions, 1), 1)) AS counts
-    FROM unnest(p.search) u WHERE u.lexeme = ANY(%(terms)s)
-) tf ON true
-WHERE p.id IN (SELECT id FROM candidates)
-"""
-
-
 # The Passage fields a hit is loaded with, in the model's order (Model.from_db takes them so).
 _HIT_FIELDS = [f.attname for f in Passage._meta.concrete_fields if f.attname not in (
     "embedding", "context_embedding", "model", "search")]
@@ -153,11 +78,6 @@ _HIT_FIELDS = [f.attname for f in Passage._meta.concrete_fields if f.attname not
 
 def _utc(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text).replace(tzinfo=timezone.utc) if text else None
-
-
-def _tsquery(terms: list[str]) -> str:
-    """An OR of already-normalised lexemes, as tsquery input (quoted, so nothing is parsed again)."""
-    return " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
 
 
 def outside_the_dates(*columns: str) -> Q:
@@ -251,6 +171,17 @@ class Memory:
         """The memory's threads: conversations, documents, runs of notes."""
         return Thread.objects.filter(end_user=self.end_user)
 
+    def held_threads(self) -> QuerySet[Thread]:
+        """The memory's threads that hold passages, each with their count and first and last moments."""
+        return self.threads().filter(passage_count__gt=0)
+
+    def recount_threads(self, thread_pks) -> None:
+        """Count the passages of these threads again, with their first and last moments: after their passages
+        changed, in the same transaction (the read, an erasure)."""
+        with connection.cursor() as cursor:
+            cursor.execute(statements.RECOUNT_THREADS,
+                           {"end_user": self.end_user.pk, "threads": sorted(set(thread_pks))})
+
     def passages(self) -> QuerySet[Passage]:
         """The memory's passages, each with its thread."""
         # Vectors and the tsvector are for SQL to rank with; loading them into Python costs more than the rest.
@@ -258,16 +189,13 @@ class Memory:
                 .defer("embedding", "context_embedding", "search"))
 
     def newest_threads(self, limit: int) -> QuerySet[Thread]:
-        """The `limit` threads with the newest passages, newest first, each with how many passages it holds
-        (n), their first and last moments, and its opening passage's text (opening): index.md's list."""
+        """The `limit` threads with the newest passages, newest first, each with its opening passage's text
+        (opening): index.md's list."""
         # The opening is looked up for the listed threads only (PostgreSQL runs a subquery in the select list
         # after the sort and limit), by the (thread, seq) index: the thread is the memory's already, and with
         # an end user filter too the planner walked every passage of the end user for each (60 ms at 2,760).
         opening = Passage.objects.filter(thread=OuterRef("pk")).order_by("seq").values("text")[:1]
-        return (self.threads()
-                .annotate(n=Count("passages"), first=Min("passages__at"), last=Max("passages__at"),
-                          opening=Subquery(opening))
-                .filter(n__gt=0).order_by("-last", "tid")[:limit])
+        return self.held_threads().annotate(opening=Subquery(opening)).order_by("-last_at", "tid")[:limit]
 
     def passage_vectors(self, item_pks: list[int], model: str) -> QuerySet[Passage]:
         """The passages of the items `item_pks` embedded by `model`, with their vectors and their sentences'
@@ -285,7 +213,7 @@ class Memory:
         """The facts about the subjects whose names hold one of the words `named` and those the passages at
         `sources` speak of. In SQL written out: the ORM took longer to compile this than PostgreSQL to run it
         (about 2 of 4 ms a brief)."""
-        return list(Fact.objects.raw(_FACTS_ABOUT, {"end_user": self.end_user.pk, "named": named,
+        return list(Fact.objects.raw(statements.FACTS_ABOUT, {"end_user": self.end_user.pk, "named": named,
                                                     "sources": sources}))
 
     def subjects(self) -> dict[str, str]:
@@ -305,7 +233,7 @@ class Memory:
         stemming, stop words out), and this memory's passage count, average lexemes per passage and the
         document frequency of each term."""
         with connection.cursor() as cursor:
-            cursor.execute(_TERM_STATISTICS, {"query": query, "end_user": self.end_user.pk})
+            cursor.execute(statements.TERM_STATISTICS, {"query": query, "end_user": self.end_user.pk})
             rows = named_rows(cursor)
         if not rows:
             return TermStatistics([], 0, 1.0, {})
@@ -317,8 +245,8 @@ class Memory:
         """Ids of the `limit` passages that best match any of `terms` (normalised lexemes) in full text."""
         where, params = filters.sql("p")
         with connection.cursor() as cursor:
-            cursor.execute(_BY_TEXT.format(p=where, n=int(limit)),
-                           {**params, "end_user": self.end_user.pk, "tsq": _tsquery(terms)})
+            cursor.execute(statements.BY_TEXT.format(p=where, n=int(limit)),
+                           {**params, "end_user": self.end_user.pk, "tsq": statements.tsquery(terms)})
             return [row["id"] for row in named_rows(cursor)]
 
     def candidate_features(self, text_ids: list[int], vector: np.ndarray, terms: list[str],
@@ -330,7 +258,8 @@ class Memory:
         where, params = filters.sql("p")
         n_filter, _ = filters.sql("n")
         with connection.cursor() as cursor:
-            sql = _FEATURES.format(nearest=_BY_VECTOR.format(p=where, n=int(nearest)), n_filter=n_filter)
+            nearest_sql = statements.BY_VECTOR.format(p=where, n=int(nearest))
+            sql = statements.FEATURES.format(nearest=nearest_sql, n_filter=n_filter)
             # the question as halfvec text through half_text: 8 µs, where pgvector's float text took 0.5 ms
             cursor.execute(sql, {**params, "end_user": self.end_user.pk, "q": half_text(vector), "ids": text_ids,
                                  "terms": terms})
@@ -354,11 +283,11 @@ class Memory:
         """How the database finds the candidates: EXPLAIN ANALYZE of each source, by name (the text source
         only when there are terms to match, as in search)."""
         where, params = filters.sql("p")
-        params.update(end_user=self.end_user.pk, tsq=_tsquery(terms), q=half_text(vector))
-        sources = {"text": _BY_TEXT} if terms else {}
+        params.update(end_user=self.end_user.pk, tsq=statements.tsquery(terms), q=half_text(vector))
+        sources = {"text": statements.BY_TEXT} if terms else {}
         plans = {}
         with connection.cursor() as cursor:
-            for source, sql in {**sources, "vector": _BY_VECTOR}.items():
+            for source, sql in {**sources, "vector": statements.BY_VECTOR}.items():
                 cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql.format(p=where, n=int(limit)), params)
                 plans[source] = "\n".join(row["QUERY PLAN"] for row in named_rows(cursor))
         return plans

@@ -2,7 +2,7 @@
 
 from datetime import datetime
 
-from django.db.models import Count, F, Max, Min
+from django.db.models import Count, F, Max, Min, Sum
 
 from . import history
 from ..errors import CannotAnswer
@@ -155,8 +155,9 @@ def memory_around(*, memory: Memory, passage_id: str, width: int) -> dict:
 
 
 def _places(memory: Memory) -> list[str]:
-    sources = memory.passages().values_list("thread__source", flat=True).distinct()
-    kinds = memory.passages().values_list("kind", flat=True).distinct()
+    held = memory.held_threads()
+    sources = held.values_list("source", flat=True).distinct()
+    kinds = held.values_list("kind", flat=True).distinct()
     return sorted(set(sources)) + sorted(PLURAL[k] for k in set(kinds))
 
 
@@ -184,10 +185,11 @@ def memory_latest(*, memory: Memory, k: int, place: str = "", after: datetime | 
 
 
 def memory_overview(*, memory: Memory) -> dict:
-    """Shape, counts, date range and the written index."""
-    passages = memory.passages()
-    by_kind = {PLURAL[r["kind"]]: r["n"] for r in passages.values("kind").annotate(n=Count("id"))}
-    span = passages.aggregate(first=Min("at"), last=Max("at"))
+    """Shape, counts, date range and the written index: from the threads' counts (Memory.recount_threads),
+    not from every passage."""
+    held = memory.held_threads()
+    by_kind = {PLURAL[r["kind"]]: r["n"] for r in held.values("kind").annotate(n=Sum("passage_count"))}
+    span = held.aggregate(first=Min("first_at"), last=Max("last_at"))
     items = memory.items()
     return {
         "end_user": memory.end_user.external_id,
@@ -195,7 +197,7 @@ def memory_overview(*, memory: Memory) -> dict:
             "items": items.count(),
             "unread_items": items.filter(read_at__isnull=True).exclude(failed_version=F("version")).count(),
             "failed_items": items.filter(failed_version=F("version")).count(),
-            "threads": memory.threads().filter(passages__isnull=False).distinct().count(),
+            "threads": held.count(),
             "passages": sum(by_kind.values()),
             "passages_by_kind": by_kind,
         },
@@ -222,9 +224,8 @@ def memory_grep(*, memory: Memory, pattern: str, scope: str = "", limit: int) ->
 
 def threads_by_recency(*, memory: Memory, limit: int) -> list[Thread]:
     """The memory's threads that hold passages, most recent passage first, at most `limit`; each carries
-    `passages_n` and `last_at`."""
-    return list(memory.threads().annotate(passages_n=Count("passages"), last_at=Max("passages__at"))
-                .filter(passages_n__gt=0).order_by("-last_at", "tid")[:limit])
+    `passage_count` and `last_at`."""
+    return list(memory.held_threads().order_by("-last_at", "tid")[:limit])
 
 
 def thread_of(*, memory: Memory, tid: str) -> Thread | None:

@@ -238,6 +238,7 @@ def _write_slice(memory: Memory, work: list[tuple[Item, list[Piece]]], locked: d
     PassageSentence.objects.bulk_create(_sentences(written))
     stats.count_passages(memory, [row.pk for row in rows])
     Thread.objects.bulk_update(list(locked.values()), ["next_seq"])
+    memory.recount_threads([thread.pk for thread in locked.values()] + [p.thread_id for p in old])
     for item, own, _ in written:
         record_facts(memory, item, own)
     # Each is locked at the version it was read at: one UPDATE marks them all (bulk_update's CASE per row

@@ -1,7 +1,7 @@
 """index.md, the written index: what this memory holds, rewritten after each read."""
 
 from django.db import IntegrityError, ProgrammingError, transaction
-from django.db.models import Count, Max, Min
+from django.db.models import Count, Max, Min, Sum
 
 from accounts.models import EndUser
 
@@ -25,33 +25,34 @@ def _first_words(text: str, n: int = OPENING_WORDS) -> str:
 
 def render_index(memory: Memory) -> str:
     """index.md: counts, places, the newest threads with their opening words, and the subjects. A few
-    statements, whatever the memory holds: the read draws it again after each slice (bench/README.md "Adding")."""
-    passages = memory.passages()
-    totals = passages.aggregate(n=Count("id"), threads=Count("thread", distinct=True), first=Min("at"),
-                                last=Max("at"))
+    statements over the memory's threads (their counts kept by Memory.recount_threads), not its passages:
+    the read draws it again after each slice (bench/README.md "Adding")."""
+    threads = memory.held_threads()
+    totals = threads.aggregate(n=Sum("passage_count"), threads=Count("id"), first=Min("first_at"),
+                               last=Max("last_at"))
     items = memory.items().count()
     lines = [
         f"# Memory of {inline(memory.end_user.external_id)}",
         "",
         f"{items} items in {totals['threads']} threads, "
-        f"{totals['n']} passages, from {_day(totals['first'])} to {_day(totals['last'])}.",
+        f"{totals['n'] or 0} passages, from {_day(totals['first'])} to {_day(totals['last'])}.",
         "",
         "## Places",
     ]
-    places = passages.values("thread__source", "kind").annotate(n=Count("id"), threads=Count("thread", distinct=True))
-    for place in places.order_by("thread__source", "kind"):
+    places = threads.values("source", "kind").annotate(n=Sum("passage_count"), threads=Count("id"))
+    for place in places.order_by("source", "kind"):
         lines.append(
-            f"- passages/{place['thread__source']}/{PLURAL[place['kind']]}/: "
+            f"- passages/{place['source']}/{PLURAL[place['kind']]}/: "
             f"{place['threads']} threads, {place['n']} passages"
         )
     lines += ["", f"## Threads, newest first (up to {THREADS_LISTED})"]
     for thread in memory.newest_threads(THREADS_LISTED):
-        span = _day(thread.first) if _day(thread.first) == _day(thread.last) else (
-            f"{_day(thread.first)} to {_day(thread.last)}"
+        span = _day(thread.first_at) if _day(thread.first_at) == _day(thread.last_at) else (
+            f"{_day(thread.first_at)} to {_day(thread.last_at)}"
         )
         name = f" \"{inline(thread.title)}\"" if thread.title else ""
         lines.append(
-            f"- passages/{thread.source}/{PLURAL[thread.kind]}/{thread.tid}/{name}: {thread.n} passages, "
+            f"- passages/{thread.source}/{PLURAL[thread.kind]}/{thread.tid}/{name}: {thread.passage_count} passages, "
             f"{span}. {inline(_first_words(thread.opening or ''))}"
         )
     people = sorted(memory.subjects().values())
