@@ -2,7 +2,7 @@
 
 from datetime import datetime
 
-from django.db.models import Count, F, Max, Min, Sum
+from django.db.models import F, Max, Min, Sum
 
 from . import history
 from ..errors import CannotAnswer
@@ -48,10 +48,12 @@ def _dir(path: str) -> str:
     return path if path == "" or path.endswith("/") else path + "/"
 
 
+_SINGULAR = {plural: kind for kind, plural in PLURAL.items()}
+
+
 def _children(memory: Memory, directory: str) -> list[dict] | None:
     """The entries of a directory, or None when it does not exist."""
     parts = [p for p in directory.split("/") if p]
-    passages = memory.passages()
     if not parts:
         top = [{"name": INDEX_PATH, "path": INDEX_PATH}, {"name": "passages/", "path": "passages/"}]
         if memory.subjects():
@@ -62,26 +64,26 @@ def _children(memory: Memory, directory: str) -> list[dict] | None:
         return [{"name": path.split("/", 1)[1], "path": path, "subject": name} for path, name in files] or None
     if parts[0] != "passages" or len(parts) > 4:
         return None
+    # Directories are counted from the threads' kept counts (Memory.recount_threads), files read as passages.
+    held = memory.held_threads()
     if len(parts) == 1:
-        rows = passages.values("thread__source").annotate(n=Count("id")).order_by("thread__source")
-        return [{"name": f"{r['thread__source']}/", "path": f"passages/{r['thread__source']}/",
-                 "passages": r["n"]} for r in rows]
-    passages = passages.filter(path__prefix=directory)
+        rows = held.values("source").annotate(n=Sum("passage_count")).order_by("source")
+        return [{"name": f"{r['source']}/", "path": f"passages/{r['source']}/", "passages": r["n"]} for r in rows]
+    held = held.filter(source=parts[1])
     if len(parts) == 2:
-        rows = passages.values("kind").annotate(n=Count("id")).order_by("kind")
+        rows = held.values("kind").annotate(n=Sum("passage_count")).order_by("kind")
         return [{"name": f"{PLURAL[r['kind']]}/", "path": f"{directory}{PLURAL[r['kind']]}/", "passages": r["n"]}
                 for r in rows] or None
     if len(parts) == 3:
-        rows = (passages.values("thread__tid", "thread__title")
-                .annotate(n=Count("id"), first=Min("at"), last=Max("at")).order_by("-last", "thread__tid"))
         out = []
-        for r in rows[:CHILDREN_MAX]:
-            entry = {"name": f"{r['thread__tid']}/", "path": f"{directory}{r['thread__tid']}/", "passages": r["n"],
-                     "first_at": iso(r["first"]), "last_at": iso(r["last"])}
-            if r["thread__title"]:
-                entry["title"] = r["thread__title"]
+        for thread in held.filter(kind=_SINGULAR.get(parts[2], "")).order_by("-last_at", "tid")[:CHILDREN_MAX]:
+            entry = {"name": f"{thread.tid}/", "path": f"{directory}{thread.tid}/", "passages": thread.passage_count,
+                     "first_at": iso(thread.first_at), "last_at": iso(thread.last_at)}
+            if thread.title:
+                entry["title"] = thread.title
             out.append(entry)
         return out or None
+    passages = memory.passages().filter(path__prefix=directory)
     rows = passages.order_by("seq")[:CHILDREN_MAX]
     return [{"name": p.path.rsplit("/", 1)[1], "path": p.path, "at": iso(p.at),
              "preview": " ".join(p.text.split())[:PREVIEW_CHARS]} for p in rows] or None
