@@ -124,8 +124,8 @@ class Thread(models.Model):
     next_seq = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
     # Its passages' count and first and last moments, counted again whenever its passages change
-    # (Memory.recount_threads): index.md and the overview read these rather than every passage of the memory,
-    # which took 450 ms a draw at 100,000 passages (bench/README.md "Adding").
+    # (Memory.recount_threads): index.md, the overview, memory_ls and the console read these rather than every
+    # passage of the memory, which took index.md 427 ms a draw at 100,000 passages (bench/README.md "Adding").
     passage_count = models.PositiveIntegerField(default=0)
     first_at = models.DateTimeField(null=True)
     last_at = models.DateTimeField(null=True)
