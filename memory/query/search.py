@@ -25,7 +25,8 @@ def ranked(memory: Memory, query: str, *, before: datetime | None = None, after:
     """(score, passage) pairs, best first. Past-`expires` passages are left out unless `current` is off."""
     scored = retrieval.rank(memory, query, passage_filters(before=before, after=after, scope=scope, current=current),
                             limit)
-    return list(zip([score for _, score in scored], memory.hits([row for row, _ in scored])))
+    passages = memory.hits([row for row, _ in scored])
+    return [(score, passage) for (_, score), passage in zip(scored, passages, strict=True)]
 
 
 def passage_filters(*, before: datetime | None = None, after: datetime | None = None, scope: str = "",
