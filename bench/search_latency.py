@@ -173,7 +173,8 @@ def fill(end_users: list[tuple[int, int]]):
                 "about, metadata, version, read_version, read_at, created_at, updated_at, failed_version, failed_reason, "
                 "facts_imported_version, caller_id) "
                 "FROM STDIN",
-        "thread": "COPY memory_thread (id, end_user_id, tid, source, kind, key, title, next_seq, created_at) "
+        "thread": "COPY memory_thread (id, end_user_id, tid, source, kind, key, title, next_seq, created_at, "
+                  "passage_count) "
                   "FROM STDIN",
         "passage": "COPY memory_passage (id, end_user_id, thread_id, item_id, seq, path, kind, at, author, role, "
                    "title, about, text, item_ids, embedding, context_embedding, model) FROM STDIN (FORMAT BINARY)",
@@ -201,7 +202,7 @@ def fill(end_users: list[tuple[int, int]]):
             session = f"s{n_thread}"
             start = epoch + timedelta(days=float(day))
             rows["thread"].append((thread_id, end_user, tid, "memory", "message", f"session:{session}", session,
-                                   n + 1, now))
+                                   n + 1, now, n))
             for seq in range(1, n + 1):
                 b = int(base[position])
                 item_id += 1
