@@ -84,7 +84,7 @@ def matrix(rows: list[dict], statistics: TermStatistics, query: str) -> np.ndarr
 def bm25(rows: list[dict], statistics: TermStatistics) -> np.ndarray:
     """BM25 of each candidate over the question's terms, with the memory's own document frequencies."""
     passages, average, df = statistics.passages, statistics.average_length, statistics.document_frequency
-    tf = [dict(zip(r["terms"], r["counts"])) if r["terms"] else {} for r in rows]
+    tf = [r["tf"] for r in rows]
     weights = {t: math.log(1 + (passages - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5))
                for t in statistics.terms if df.get(t)}
     lengths = np.array([r["lexemes"] or 0 for r in rows], float)
