@@ -5,14 +5,21 @@ then that queue and the project's turn dropped, so no other bench's adds wait fo
 here as a worker's turns do (memory.tasks._read_turn, a slice at a time, the model on as many threads as the
 machine has cores) under cProfile, and prints each stage's share of the read's time.
 
-    .venv/bin/python bench/read_profile.py [--limit 640] [--dump read.prof]
+With --cpu, no profiler: the model alone on the same texts first, then the read, and where the CPU of each
+went: the model's own threads (CPU time inside each text's run), the rest of this process (tokenizing,
+Python, the driver) and its PostgreSQL backend, per turn, and the in-process ratio of the read's speed to the
+model alone's (bench/README.md "Adding").
+
+    .venv/bin/python bench/read_profile.py [--limit 640] [--dump read.prof] [--cpu]
 """
 
 import argparse
 import cProfile
 import os
 import pstats
+import resource
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -41,6 +48,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, default=640)
     parser.add_argument("--dump", help="also write the whole profile there, for pstats")
+    parser.add_argument("--cpu", action="store_true", help="no profiler: where the read's CPU goes")
     args = parser.parse_args()
 
     import django
@@ -70,6 +78,8 @@ def main():
 
     embeddings.use_lanes(os.cpu_count() or 1)
     embeddings.embed(["warm the model up"])
+    if args.cpu:
+        return cpu(project.pk, [turn["text"] for turn in turns])
     profiler = cProfile.Profile()
     started = time.perf_counter()
     profiler.enable()
@@ -88,6 +98,56 @@ def main():
         spent = sum(row[3] for (file, _, name), row in timings.items()
                     if name == function and file.endswith(path))
         print(f"{label:68s} {spent:8.2f} {spent / seconds:6.0%}")
+
+
+def cpu(project_id: int, texts: list[str]):
+    """The model alone on `texts`, then their read, each with the CPU it took: the model's threads (inside
+    each text's run), the rest of this process, and the read's PostgreSQL backend."""
+    from django.db import connection
+
+    from memory import embeddings, tasks
+
+    model_seconds, lock, run = [0.0], threading.Lock(), embeddings._embed_tokens
+
+    def counted(tokens):
+        started = time.thread_time()
+        vector = run(tokens)
+        with lock:
+            model_seconds[0] += time.thread_time() - started
+        return vector
+
+    def process() -> float:
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        return used.ru_utime + used.ru_stime
+
+    def backend() -> float:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            (pid,) = cursor.fetchone()
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def measured(work) -> tuple[float, float, float, float]:
+        model_seconds[0], before, database, started = 0.0, process(), backend(), time.perf_counter()
+        work()
+        return time.perf_counter() - started, model_seconds[0], process() - before, backend() - database
+
+    def read_all():
+        while tasks._read_turn(project_id):
+            pass
+
+    embeddings._embed_tokens = counted
+    try:
+        alone = measured(lambda: embeddings.embed(texts))
+        read = measured(read_all)
+    finally:
+        embeddings._embed_tokens = run
+    n = len(texts)
+    print(f"{n} turns; ms of CPU a turn: the model's threads, the rest of this process, its PostgreSQL backend")
+    for name, (wall, model, whole, database) in (("the model alone", alone), ("the read", read)):
+        print(f"{name:16s} {wall:6.2f} s  model {1000 * model / n:5.2f}  rest {1000 * (whole - model) / n:5.2f}  "
+              f"PostgreSQL {1000 * database / n:5.2f}  cores busy {(whole + database) / wall / (os.cpu_count() or 1):4.0%}")
+    print(f"in-process ratio, the read's texts a second over the model alone's: {alone[0] / read[0]:.2f}")
 
 
 if __name__ == "__main__":
