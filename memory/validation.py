@@ -179,9 +179,9 @@ def validate(schema: dict, arguments) -> dict:
         first = described[0]
         raise InvalidArguments(first["message"], field=first["field"], bound=first["bound"], errors=described)
     _check_nul(arguments, [])
-    for field, value in _with_pattern(ONE_LINE_PATTERN, schema, arguments, []):
+    for path, value in _with_pattern(ONE_LINE_PATTERN, schema, arguments, []):
         if _BREAKS.search(value):
-            raise one_line_refused(field)
+            raise one_line_refused(_field(path))
     parsed = _parsed(schema, arguments, [])
     items = arguments.get("items") if isinstance(arguments, dict) else None
     if isinstance(items, list):
@@ -190,9 +190,10 @@ def validate(schema: dict, arguments) -> dict:
 
 
 def _with_pattern(pattern: str, schema: dict, value, path: list):
-    """Yield (field, value) for every string whose schema has `pattern`."""
+    """Yield (path, value) for every string whose schema has `pattern` (its field is named only when refused:
+    naming it screens each key for secrets)."""
     if isinstance(value, str) and schema.get("pattern") == pattern:
-        yield _field(path), value
+        yield path, value
     elif isinstance(value, dict):
         for name, sub in schema.get("properties", {}).items():
             if name in value:
