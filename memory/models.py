@@ -78,9 +78,10 @@ class Item(models.Model):
         indexes = [
             # The sweep for items the read has not caught up with.
             models.Index(fields=["updated_at"], name="item_unread", condition=models.Q(read_at__isnull=True)),
-            # A project's read backlog and queue: its end users' unread items (memory/fairness.py).
+            # A project's read backlog and queue: its end users' unread items (memory/fairness.py). The backlog,
+            # counted before every add, reads only the index (60,000 waiting: 21-31 ms -> 8 ms).
             models.Index(fields=["end_user", "updated_at"], name="item_unread_by_end_user",
-                         condition=models.Q(read_at__isnull=True)),
+                         condition=models.Q(read_at__isnull=True), include=["characters", "version", "failed_version"]),
             # A duplicate's original, whoever named its id.
             models.Index(fields=["end_user", "content_hash"], name="item_content"),
         ]
