@@ -144,9 +144,10 @@ def cpu(project_id: int, texts: list[str]):
         embeddings._embed_tokens = run
     n = len(texts)
     print(f"{n} turns; ms of CPU a turn: the model's threads, the rest of this process, its PostgreSQL backend")
+    cores = os.cpu_count() or 1
     for name, (wall, model, whole, database) in (("the model alone", alone), ("the read", read)):
         print(f"{name:16s} {wall:6.2f} s  model {1000 * model / n:5.2f}  rest {1000 * (whole - model) / n:5.2f}  "
-              f"PostgreSQL {1000 * database / n:5.2f}  cores busy {(whole + database) / wall / (os.cpu_count() or 1):4.0%}")
+              f"PostgreSQL {1000 * database / n:5.2f}  cores busy {(whole + database) / wall / cores:4.0%}")
     print(f"in-process ratio, the read's texts a second over the model alone's: {alone[0] / read[0]:.2f}")
 
 
