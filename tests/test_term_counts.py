@@ -12,13 +12,15 @@ from memory.selectors import named_rows
 
 pytestmark = pytest.mark.django_db
 
-# The features statement's expression, on a tsvector built here: the question's terms kept, with positions.
-KEPT = """
-WITH v AS (SELECT %(given)s::tsvector || to_tsvector('simple', %(words)s) AS search)
-SELECT ts_filter(setweight(setweight(v.search, 'D'), 'A', %(terms)s::text[]), '{a}')::text AS tf_text,
-    (SELECT coalesce(json_object_agg(u.lexeme, coalesce(array_length(u.positions, 1), 1)), '{}')
-     FROM unnest(v.search) u WHERE u.lexeme = ANY(%(terms)s::text[])) AS counted
-FROM v
+# The features statement's expression (test_the_expression_is_the_features_statements holds them together),
+# on a tsvector built here: the question's terms kept, with positions.
+EXPRESSION = "ts_filter(setweight(setweight(p.search, 'D'), 'A', %(terms)s::text[]), '{a}')::text"
+KEPT = f"""
+WITH p AS (SELECT %(given)s::tsvector || to_tsvector('simple', %(words)s) AS search)
+SELECT {EXPRESSION} AS tf_text,
+    (SELECT coalesce(json_object_agg(u.lexeme, coalesce(array_length(u.positions, 1), 1)), '{{}}')
+     FROM unnest(p.search) u WHERE u.lexeme = ANY(%(terms)s::text[])) AS counted
+FROM p
 """
 
 lexemes = st.text(st.sampled_from("ab'\\ é\"z:,"), min_size=1, max_size=6)
@@ -53,3 +55,7 @@ def test_a_repeated_word_counts_each_time_and_a_term_not_there_not_at_all():
                    ["alpha", "it's", "back\\slash", "zeta"])
     assert read == {"alpha": 3, "it's": 2, "back\\slash": 1}
     assert kept({}, ["alpha"], [])[0] == {}
+
+
+def test_the_expression_is_the_features_statements():
+    assert f"{EXPRESSION} AS tf_text" in statements.FEATURES.format(nearest="", n_filter="")
