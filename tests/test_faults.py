@@ -57,7 +57,9 @@ def test_a_request_finding_the_pool_taken_answers_503_within_a_second(stack, one
     writing nothing, and its retry is stored."""
     account = "pool"
     plan = {"text": "The plan: ship on Friday.", "id": "plan"}
-    assert stack.tool(account, "add", url=one_connection, items=[plan]).status == 200
+    # read before the row is locked: a read still under way would wait on the lock in the add's place
+    stored = stack.tool(account, "add", url=one_connection, wait=True, items=[plan])
+    assert stored.status == 200 and stored.body["searchable"] is True, stored
     locker = stack.postgres.connect()
     try:
         locker.execute("SELECT 1 FROM memory_item WHERE external_id = 'plan' FOR UPDATE")
