@@ -3,8 +3,10 @@ real threads, and forget all while a read is writing the passages of the memory 
 
 import threading
 import time
+from datetime import timedelta
 
 from django.db import connection, connections
+from django.utils import timezone
 
 from accounts.models import EndUser
 from memory.models import Item, Passage, Thread
@@ -45,6 +47,19 @@ def test_ten_adds_of_one_new_id_each_get_a_definite_answer(api, project):
     with scoped(project.pk):
         item = Item.objects.get(external_id="plan")
     assert item.version == 1 + statuses.count("edited")
+
+
+def test_an_add_marks_its_end_user_active_to_the_minute(api, project):
+    """The console's last activity: set by the first add, kept by adds within the minute (a read of the memory
+    holds the end user's row, so rewriting it each time made adds wait), set again by a later add."""
+    api.add({"text": "First note.", "id": "a"})
+    first = EndUser.objects.get(project=project, external_id="u_1").last_active_at
+    assert first is not None and timezone.now() - first < timedelta(seconds=30)
+    api.add({"text": "Second note.", "id": "b"})
+    assert EndUser.objects.get(project=project, external_id="u_1").last_active_at == first
+    EndUser.objects.filter(project=project, external_id="u_1").update(last_active_at=first - timedelta(minutes=2))
+    api.add({"text": "Third note.", "id": "c"})
+    assert EndUser.objects.get(project=project, external_id="u_1").last_active_at >= first
 
 
 def _waiting_on_locks(count: int) -> None:

@@ -217,8 +217,9 @@ def _write_slice(memory: Memory, work: list[tuple[Item, list[Piece]]], locked: d
     recorded an item at a time, in the slice's order, since an item may correct what an earlier one said.
     Returns how many were written; an item that moved on meanwhile (edited, read, gone) is left."""
     # The end user's row is locked with the items', so one memory's writes (and its statistics) take turns.
+    # No key update: an add's new items check their end user with a key share, which this lets through.
     versions = {item.pk: item.version for item, _ in work}
-    current = {item.pk: item for item in memory.items().select_for_update().select_related("end_user")
+    current = {item.pk: item for item in memory.items().select_for_update(no_key=True).select_related("end_user")
                .filter(pk__in=versions).order_by("pk")}
     todo = [(current[item.pk], pieces) for item, pieces in work if item.pk in current
             and current[item.pk].version == versions[item.pk] and not current[item.pk].is_read]

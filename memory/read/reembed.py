@@ -51,7 +51,7 @@ def reembed(memory: Memory, limit: int = BATCH) -> int:
     lines = {p.pk: [next(vectors) for _ in passage_lines] for p, passage_lines in zip(stale, said)}
     with memory.scoped():  # one transaction
         # The end user's row first, as the read's writes take it: one memory's writes take turns.
-        EndUser.objects.select_for_update().filter(pk=memory.end_user.pk).exists()
+        EndUser.objects.select_for_update(no_key=True).filter(pk=memory.end_user.pk).exists()
         here = set(memory.passages().filter(pk__in=[p.pk for p in stale]).values_list("pk", flat=True))
         kept = [p for p in stale if p.pk in here]
         Passage.objects.bulk_update(kept, ["embedding", "context_embedding", "model"])
