@@ -192,9 +192,16 @@ class Passage(models.Model):
         return f"{self.thread.tid}/p_{self.seq:04d}"
 
 
+# A passage this long also gets a vector for each sentence: one vector over a paragraph or two blurs a line a
+# question matches (and past the model's MAX_TOKENS does not see it). Shorter ones, nearly every turn of a
+# chat (LoCoMo's longest is 444 characters), rank as well without them, at a fifth of the model's work. Search
+# looks for sentences only in passages this long (memory/statements.py FEATURES).
+SENTENCES_FROM_CHARS = 400
+
+
 class PassageSentence(models.Model):
-    """One sentence of a passage of several, embedded alone, so a question matching one line of a long turn
-    or paragraph still finds it."""
+    """One sentence of a passage of SENTENCES_FROM_CHARS characters or more and several sentences, embedded
+    alone, so a question matching one line of a long turn or paragraph still finds it."""
 
     end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="+")
     passage = models.ForeignKey(Passage, on_delete=models.CASCADE, related_name="sentences")

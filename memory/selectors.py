@@ -10,7 +10,7 @@ read, or runs SQL on an end user's rows, but memory/project_selectors.py: the fe
 
 import contextlib
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 
 import numpy as np
 from django.db import DataError, connection
@@ -23,7 +23,7 @@ from . import statements
 from .errors import CannotAnswer, UnreadableItem
 from .half_text import half_text
 from .limits import DATE_EARLIEST, DATE_LATEST
-from .models import Fact, Item, ItemVersion, Passage, PassageSentence, Thread, WrittenIndex
+from .models import SENTENCES_FROM_CHARS, Fact, Item, ItemVersion, Passage, PassageSentence, Thread, WrittenIndex
 from .scope import ScopeConflict, scoped, scoped_to_account  # noqa: F401 (ScopeConflict: re-exported)
 
 
@@ -74,10 +74,6 @@ class PassageFilters:
 # The Passage fields a hit is loaded with, in the model's order (Model.from_db takes them so).
 _HIT_FIELDS = [f.attname for f in Passage._meta.concrete_fields if f.attname not in (
     "embedding", "context_embedding", "model", "search")]
-
-
-def _utc(text: str | None) -> datetime | None:
-    return datetime.fromisoformat(text).replace(tzinfo=timezone.utc) if text else None
 
 
 def outside_the_dates(*columns: str) -> Q:
@@ -254,7 +250,7 @@ class Memory:
         """The candidates: `text_ids`, the `nearest` passages to `vector`, and their neighbours either side
         in their threads (those `filters` let through), each with what search scores it on: id, thread_id,
         seq, day (YYYY-MM-DD), author and about (lower case), characters, lexemes, cos_t, cos_prev, cos_next,
-        maxsent, and tf (each of `terms` the passage holds: how often); and what a hit shows, for `hits`."""
+        maxsent, and tf (each of `terms` the passage holds: how often)."""
         where, params = filters.sql("p")
         n_filter, _ = filters.sql("n")
         with connection.cursor() as cursor:
@@ -262,20 +258,24 @@ class Memory:
             sql = statements.FEATURES.format(nearest=nearest_sql, n_filter=n_filter)
             # the question as halfvec text through half_text: 8 µs, where pgvector's float text took 0.5 ms
             cursor.execute(sql, {**params, "end_user": self.end_user.pk, "q": half_text(vector), "ids": text_ids,
-                                 "terms": terms})
+                                 "terms": terms, "sentences_from": SENTENCES_FROM_CHARS})
             rows = named_rows(cursor)
         for row in rows:
             row["tf"] = statements.term_counts(row.pop("tf_text"))
         return rows
 
-    def hits(self, rows: list[dict]) -> list[Passage]:
-        """The passages of candidate rows (candidate_features), each with its thread's tid, as the memory's
-        queryset would load them; what a hit does not show loads when asked for."""
+    def hits(self, ids: list[int]) -> list[Passage]:
+        """The passages `ids`, in that order, each with its thread's tid, as the memory's queryset would load
+        them; what a hit does not show loads when asked for."""
+        if not ids:
+            return []
+        with connection.cursor() as cursor:
+            cursor.execute(statements.HITS, {"end_user": self.end_user.pk, "ids": ids})
+            by_id = {row["id"]: row for row in named_rows(cursor)}
         passages = []
-        for row in rows:
-            shown = {**row, "end_user_id": self.end_user.pk, "author": row["author_written"],
-                     "about": row["about_written"], "at": _utc(row["at_utc"]), "expires": _utc(row["expires_utc"])}
-            passage = Passage.from_db(connection.alias, _HIT_FIELDS, [shown[name] for name in _HIT_FIELDS])
+        for row in (by_id[pk] for pk in ids):
+            passage = Passage.from_db(connection.alias, _HIT_FIELDS,
+                                      [self.end_user.pk if name == "end_user_id" else row[name] for name in _HIT_FIELDS])
             passage.thread = Thread.from_db(connection.alias, ["id", "end_user_id", "tid"],
                                             [row["thread_id"], self.end_user.pk, row["tid"]])
             passages.append(passage)

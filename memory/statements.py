@@ -61,21 +61,28 @@ SELECT p.id, p.thread_id, p.seq, to_char(p.at AT TIME ZONE 'UTC', 'YYYY-MM-DD') 
     1 - (coalesce(p.context_embedding, p.embedding) <=> q.v) AS cos_prev,
     (SELECT 1 - (n.context_embedding <=> q.v) FROM memory_passage n
      WHERE n.thread_id = p.thread_id AND n.seq = p.seq + 1 AND {n_filter}) AS cos_next,
-    (SELECT max(1 - (s.embedding <=> q.v)) FROM memory_passagesentence s
-     WHERE s.passage_id = p.id) AS maxsent,
+    -- sentences only where a passage can have them (octet_length: never under the characters, read off
+    -- the header; looking in every candidate took 1.1 ms a search)
+    CASE WHEN octet_length(p.text) >= %(sentences_from)s THEN
+        (SELECT max(1 - (s.embedding <=> q.v)) FROM memory_passagesentence s WHERE s.passage_id = p.id)
+    END AS maxsent,
     -- the question's terms in the passage with their positions (BM25's counts), as tsvector text: every
     -- lexeme weighed D, the question's A, the A's kept (C functions; unnesting each passage's lexemes into
     -- an aggregate took 1.2 ms a search)
-    ts_filter(setweight(setweight(p.search, 'D'), 'A', %(terms)s::text[]), '{{a}}')::text AS tf_text,
-    -- what a hit shows (Memory.hits), so that the best need no statement of their own; the times as text,
-    -- parsed for the hits alone
-    p.item_id, p.path, p.kind, p.author AS author_written, p.role, p.title, p.about AS about_written, p.text,
-    p.item_ids, to_char(p.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS at_utc,
-    to_char(p.expires AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS expires_utc,
-    -- a subquery, not a join: joined, the planner hashed the end user's every thread (7 ms at 5,000 threads)
-    (SELECT t.tid FROM memory_thread t WHERE t.id = p.thread_id) AS tid
+    ts_filter(setweight(setweight(p.search, 'D'), 'A', %(terms)s::text[]), '{{a}}')::text AS tf_text
 FROM memory_passage p CROSS JOIN question q
 WHERE p.id IN (SELECT id FROM candidates)
+"""
+
+# What the best candidates show (Memory.hits), for them alone: carried in the features statement for all
+# ~190 candidates, their text, times and threads' tids cost more than this round trip (bench/README.md
+# "Search latency", session 14).
+HITS = """
+SELECT p.id, p.thread_id, p.seq, p.item_id, p.path, p.kind, p.author, p.role, p.title, p.about, p.text,
+    p.item_ids, p.at, p.expires,
+    -- a subquery, not a join: joined, the planner hashed the end user's every thread (7 ms at 5,000 threads)
+    (SELECT t.tid FROM memory_thread t WHERE t.id = p.thread_id) AS tid
+FROM memory_passage p WHERE p.end_user_id = %(end_user)s AND p.id = ANY(%(ids)s::bigint[])
 """
 
 

@@ -5,9 +5,11 @@ import numpy as np
 import pytest
 
 from memory import embeddings
-from memory.models import Passage, PassageSentence
-from memory.read.pipeline import SENTENCES_FROM_CHARS, context_vector, sentences
-from memory.selectors import scoped
+from memory.models import SENTENCES_FROM_CHARS, Passage, PassageSentence
+from memory.query import retrieval, search
+from memory.query.features import FEATURES
+from memory.read.pipeline import context_vector, sentences
+from memory.selectors import Memory, scoped
 
 # halfvec keeps about three significant digits: vectors equal up to storage have a cosine over this
 SAME = 0.999
@@ -68,6 +70,27 @@ def test_a_turn_gets_no_sentence_vectors_and_a_long_passage_one_per_sentence(api
     assert len(said) == 8
     for alone, kept in zip(embeddings.embed(said), sentence_vectors(project, passage), strict=True):
         assert cosine(alone, kept) > SAME
+
+
+def test_search_scores_a_long_passage_by_its_best_sentence_and_a_turn_by_itself(api, project):
+    """The candidates' `maxsent`: for a long passage, the question's cosine to its nearest sentence; for a
+    turn, which has no sentences, its own cosine."""
+    turn = "Melanie: The spare key hangs behind the kitchen calendar."
+    document = " ".join([PARAGRAPHS[0], "The spare key to the shed hangs behind the kitchen calendar.", PARAGRAPHS[1]])
+    api.add({"text": turn, "id": "turn", "kind": "message", "session": "s", "author": "Melanie"},
+            {"text": document, "id": "doc", "kind": "document"}, wait=True)
+    question = "Where is the spare key to the shed?"
+    (long_passage,), (short,) = stored(project, "doc"), stored(project, "turn")
+    memory = Memory.of_end_user(long_passage.end_user_id)
+    with memory.scoped():
+        found = retrieval.candidates(memory, question, search.passage_filters(scope="passages/"))
+    column = {name: i for i, name in enumerate(FEATURES)}
+    row = {int(pid): found.features[i] for i, pid in enumerate(found.ids)}
+    asked = embeddings.embed_one(question)
+    nearest = max(cosine(asked, v) for v in sentence_vectors(project, long_passage))
+    assert row[long_passage.pk][column["maxsent"]] == pytest.approx(nearest, abs=0.005)
+    assert row[long_passage.pk][column["maxsent"]] > row[long_passage.pk][column["cos_t"]] + 0.05
+    assert row[short.pk][column["maxsent"]] == row[short.pk][column["cos_t"]]
 
 
 @pytest.mark.parametrize("title", ["", "Farm notes"])

@@ -70,14 +70,12 @@ def matching_terms(terms: list[str], df: dict[str, int]) -> list[str]:
 _embedder = ThreadPoolExecutor(max_workers=2, thread_name_prefix="embed")
 
 
-def rank(memory: Memory, query: str, filters: PassageFilters, limit: int) -> list[tuple[dict, float]]:
-    """(candidate row, score) for the best `limit` passages of the memory, best first: a row holds what the
-    hit shows too (Memory.hits)."""
+def rank(memory: Memory, query: str, filters: PassageFilters, limit: int) -> list[tuple[int, float]]:
+    """(passage id, score) for the best `limit` passages of the memory, best first."""
     rows, statistics = _candidate_rows(memory, query, filters)
     if not rows:
         return []
-    by_id = {row["id"]: row for row in rows}
-    return [(by_id[pid], score) for pid, score in _score(rows, statistics, query, limit)]
+    return _score(rows, statistics, query, limit)
 
 
 def candidates(memory: Memory, query: str, filters: PassageFilters) -> Candidates:

@@ -25,7 +25,7 @@ def ranked(memory: Memory, query: str, *, before: datetime | None = None, after:
     """(score, passage) pairs, best first. Past-`expires` passages are left out unless `current` is off."""
     scored = retrieval.rank(memory, query, passage_filters(before=before, after=after, scope=scope, current=current),
                             limit)
-    passages = memory.hits([row for row, _ in scored])
+    passages = memory.hits([pid for pid, _ in scored])
     return [(score, passage) for (_, score), passage in zip(scored, passages, strict=True)]
 
 

@@ -21,7 +21,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from .. import embeddings
-from ..models import Item, Passage, PassageSentence, Thread
+from ..models import SENTENCES_FROM_CHARS, Item, Passage, PassageSentence, Thread
 from ..paths import passage_path, thread_id
 from ..selectors import Memory
 from . import failures as failed
@@ -35,10 +35,6 @@ log = logging.getLogger(__name__)
 
 _SENTENCE_BOUNDS = re.compile(r"(?<=[.!?])\s+|\s*\[|\]\s*")
 SENTENCE_MIN_CHARS = 4  # shorter pieces ("Ok.", "Hi!") carry nothing a question could match
-# A passage this long also gets a vector for each sentence: one vector over a paragraph or two blurs a line a
-# question matches (and past the model's MAX_TOKENS does not see it). Shorter ones, nearly every turn of a
-# chat (LoCoMo's longest is 444 characters), rank as well without them, at a fifth of the model's work.
-SENTENCES_FROM_CHARS = 400
 SESSION_KEY = "session:"  # how a thread of a session's items is keyed (else "item:<id>", an item's own)
 
 
