@@ -264,21 +264,22 @@ class Memory:
             row["tf"] = statements.term_counts(row.pop("tf_text"))
         return rows
 
-    def hits(self, ids: list[int]) -> list[Passage]:
-        """The passages `ids`, in that order, each with its thread's tid, as the memory's queryset would load
-        them; what a hit does not show loads when asked for."""
+    def hits(self, ids: list[int]) -> dict[int, Passage]:
+        """id -> passage of those of `ids` still there (a forget may have committed since they were ranked),
+        each with its thread's tid, as the memory's queryset would load them; what a hit does not show loads
+        when asked for."""
         if not ids:
-            return []
+            return {}
         with connection.cursor() as cursor:
             cursor.execute(statements.HITS, {"end_user": self.end_user.pk, "ids": ids})
-            by_id = {row["id"]: row for row in named_rows(cursor)}
-        passages = []
-        for row in (by_id[pk] for pk in ids):
+            rows = named_rows(cursor)
+        passages = {}
+        for row in rows:
             passage = Passage.from_db(connection.alias, _HIT_FIELDS,
                                       [self.end_user.pk if name == "end_user_id" else row[name] for name in _HIT_FIELDS])
             passage.thread = Thread.from_db(connection.alias, ["id", "end_user_id", "tid"],
                                             [row["thread_id"], self.end_user.pk, row["tid"]])
-            passages.append(passage)
+            passages[passage.pk] = passage
         return passages
 
     def candidate_plans(self, terms: list[str], vector: np.ndarray, filters: PassageFilters,

@@ -26,7 +26,7 @@ def ranked(memory: Memory, query: str, *, before: datetime | None = None, after:
     scored = retrieval.rank(memory, query, passage_filters(before=before, after=after, scope=scope, current=current),
                             limit)
     passages = memory.hits([pid for pid, _ in scored])
-    return [(score, passage) for (_, score), passage in zip(scored, passages, strict=True)]
+    return [(score, passages[pid]) for pid, score in scored if pid in passages]
 
 
 def passage_filters(*, before: datetime | None = None, after: datetime | None = None, scope: str = "",
