@@ -275,8 +275,8 @@ class Memory:
             rows = named_rows(cursor)
         passages = {}
         for row in rows:
-            passage = Passage.from_db(connection.alias, _HIT_FIELDS,
-                                      [self.end_user.pk if name == "end_user_id" else row[name] for name in _HIT_FIELDS])
+            row["end_user_id"] = self.end_user.pk
+            passage = Passage.from_db(connection.alias, _HIT_FIELDS, [row[name] for name in _HIT_FIELDS])
             passage.thread = Thread.from_db(connection.alias, ["id", "end_user_id", "tid"],
                                             [row["thread_id"], self.end_user.pk, row["tid"]])
             passages[passage.pk] = passage

@@ -43,6 +43,11 @@ NAME_WORD_MIN = 3  # a word of its name names a subject; "is", "me" would name t
 ATTRIBUTE_WORD_MIN = 4  # a word that tells an attribute ("live", "city"); "the", "or" would tell them all
 SCORE_DIGITS = 6  # a hit's score, rounded: enough to order by, without float noise in the answer
 _WORDS = re.compile(r"[\w'-]+")
+# The words that tell each attribute, from its name and what it is about (found once, not every brief)
+ATTRIBUTE_WORDS = {
+    name: {w.rstrip("s") for w in _WORDS.findall(f"{name.replace('_', ' ')} {attribute.about}".casefold())
+           if len(w) >= ATTRIBUTE_WORD_MIN}
+    for name, attribute in ATTRIBUTES.items()}
 
 
 def known_facts(memory: Memory, query: str, passages: list, *, as_of=None) -> list[dict]:
@@ -54,9 +59,7 @@ def known_facts(memory: Memory, query: str, passages: list, *, as_of=None) -> li
     facts = history.current_facts(memory, named=names, sources=sources, as_of=as_of, limit=FACTS_WEIGHED)
     stems = {w.rstrip("s") for w in words}
     # Facts whose attribute the question speaks of ("where does she live" -> home_city) come first.
-    asked = {name for name, attribute in ATTRIBUTES.items()
-             if stems & {w.rstrip("s") for w in _WORDS.findall(f"{name.replace('_', ' ')} {attribute.about}".casefold())
-                         if len(w) >= ATTRIBUTE_WORD_MIN}}
+    asked = {name for name, told_by in ATTRIBUTE_WORDS.items() if stems & told_by}
     named = sorted((f for f in facts if names & set(subject_key(f["subject"]).split())),
                    key=lambda f: f["attribute"] not in asked)
     stated = [f for f in facts if f["source"] in sources and f not in named]
