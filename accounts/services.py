@@ -7,6 +7,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -91,6 +92,19 @@ def api_key_touch(*, key: ApiKey) -> None:
     if key.last_used_at is None or (now - key.last_used_at).total_seconds() > LAST_USED_EVERY_SECONDS:
         ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
         key.last_used_at = now
+
+
+def end_user_touch(*, end_user: EndUser) -> None:
+    """Record a write to the end user's memory, at most once a minute. The read of that memory holds the row
+    while it writes a slice, so an add that rewrote it every time waited for the slice (11.6 ms an add on
+    average through an import, bench/README.md "Adding"); the row's own filter decides, so a fresh row is
+    never waited for."""
+    now = timezone.now()
+    stale = now - timedelta(seconds=LAST_USED_EVERY_SECONDS)
+    if end_user.last_active_at is None or end_user.last_active_at < stale:
+        EndUser.objects.filter(Q(last_active_at__isnull=True) | Q(last_active_at__lt=stale),
+                               pk=end_user.pk).update(last_active_at=now)
+        end_user.last_active_at = now
 
 
 def end_user_get_or_create(*, project: Project, external_id: str) -> EndUser:

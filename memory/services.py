@@ -4,13 +4,12 @@ Memory; reads are in query/."""
 import logging
 import time
 import uuid
-from datetime import timedelta
 
 from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 
-from accounts.models import EndUser
+from accounts.services import end_user_touch
 
 from . import erasure, fairness, tasks
 from .answers import ADDED, DUPLICATE, EDITED, REFUSED, UNCHANGED
@@ -25,8 +24,6 @@ from .secrets import find_secret
 from .selectors import Memory
 
 log = logging.getLogger(__name__)
-# An end user's last activity is kept to the minute (_mark_active says why).
-ACTIVE_AT_RESOLUTION = timedelta(minutes=1)
 EXTERNAL_ID_HEX = 16  # hex digits of a generated item id (it_<16 hex>): 64 bits, no collision in practice
 
 # The fields an item keeps besides its text; an edit that changes none of them (nor the text) is "unchanged".
@@ -199,22 +196,10 @@ def _store(memory: Memory, items: list[dict]) -> list[dict]:
         for index, screen in enumerate(screened):
             if screen.redacted:
                 results[index]["redacted"] = [found.as_dict(f"items[{index}].") for found in screen.redacted]
-        _mark_active(memory.end_user)
+        end_user_touch(end_user=memory.end_user)
         if any(not item.is_read for item in stored):
             transaction.on_commit(lambda: enqueue_read(memory))
     return results
-
-
-def _mark_active(end_user: EndUser) -> None:
-    """The end user was active now, to the minute: its row is held by the read of its memory while a slice is
-    written, so an add that updated it every time waited for that slice (11.6 ms an add, on average, through
-    an import of the LoCoMo turns). The row's own filter decides, so a fresh row is never waited for."""
-    now = timezone.now()
-    stale = now - ACTIVE_AT_RESOLUTION
-    if end_user.last_active_at is None or end_user.last_active_at < stale:
-        EndUser.objects.filter(Q(last_active_at__isnull=True) | Q(last_active_at__lt=stale),
-                               pk=end_user.pk).update(last_active_at=now)
-        end_user.last_active_at = now
 
 
 def _store_by_id(memory: Memory, raw: dict, existing: dict[str, Item]) -> tuple[dict, Item]:
