@@ -52,9 +52,13 @@ class PassageFilters:
     scope: str = ""
     current_at: datetime | None = None  # leave out what had expired by then
 
-    def sql(self, alias: str) -> tuple[str, dict]:
-        """The WHERE clause on passage `alias` (the end user's own, always first) and its parameters."""
-        parts, params = [f"{alias}.end_user_id = %(end_user)s"], {}
+    def sql(self, alias: str, *, in_a_thread: bool = False) -> tuple[str, dict]:
+        """The WHERE clause on passage `alias` (the end user's own, always first) and its parameters.
+        `in_a_thread`: for a passage found by its thread and place in it, beside one of the end user's, so of
+        the same end user (and row-level security holds it to them all the same): without the end user, whom
+        statistics taken before their memory was written make look rarer than a thread, the planner cannot
+        look neighbours up through the end user's passages (each lookup read all of them)."""
+        parts, params = ([] if in_a_thread else [f"{alias}.end_user_id = %(end_user)s"]), {}
         if self.before:
             parts.append(f"{alias}.at < %(before)s")
             params["before"] = self.before
@@ -68,7 +72,7 @@ class PassageFilters:
         if self.current_at:
             parts.append(f"({alias}.expires IS NULL OR {alias}.expires > %(current_at)s)")
             params["current_at"] = self.current_at
-        return " AND ".join(parts), params
+        return " AND ".join(parts) or "TRUE", params
 
 
 # The Passage fields a hit is loaded with, in the model's order (Model.from_db takes them so).
@@ -252,7 +256,7 @@ class Memory:
         seq, day (YYYY-MM-DD), author and about (lower case), characters, lexemes, cos_t, cos_prev, cos_next,
         maxsent, and tf (each of `terms` the passage holds: how often)."""
         where, params = filters.sql("p")
-        n_filter, _ = filters.sql("n")
+        n_filter, _ = filters.sql("n", in_a_thread=True)
         with connection.cursor() as cursor:
             nearest_sql = statements.BY_VECTOR.format(p=where, n=int(nearest))
             sql = statements.FEATURES.format(nearest=nearest_sql, n_filter=n_filter)
