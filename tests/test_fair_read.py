@@ -17,6 +17,7 @@ from memory.limits import READ_SLICE_ITEMS
 from memory.models import Item, Passage
 from memory.read.pipeline import context_vector
 from memory.selectors import scoped
+from tests import plans
 from tests.conftest import TEST_QUEUE, Api
 from tests.worker import running_worker
 from twin.database import DEFAULT, OWNER
@@ -175,22 +176,14 @@ def test_the_backlog_counts_characters_too(api, project, settings):
 
 
 # The statistics ANALYZE leaves when every item was read (no unread row) in a few projects of a few end users.
-_TABLE = "'schemaname', 'public', 'relname'"
-STALE_STATISTICS = [
-    f"relation_stats({_TABLE}, 'memory_item', 'reltuples', 100000::real, 'relpages', 5000::integer)",
-    f"attribute_stats({_TABLE}, 'memory_item', 'attname', 'read_at', 'inherited', false, 'null_frac', 0::real)",
-    *(f"relation_stats({_TABLE}, '{index}', 'reltuples', 0::real, 'relpages', 1::integer)"
+NOTHING_UNREAD = (
+    plans.relation("memory_item", reltuples="100000::real", relpages="5000::integer"),
+    plans.attribute("memory_item", "read_at", null_frac="0::real"),
+    *(plans.relation(index, reltuples="0::real", relpages="1::integer")
       for index in ("item_unread", "item_unread_by_end_user")),
-    f"relation_stats({_TABLE}, 'accounts_enduser', 'reltuples', 30::real, 'relpages', 1::integer)",
-    f"attribute_stats({_TABLE}, 'accounts_enduser', 'attname', 'project_id', 'inherited', false, "
-    "'null_frac', 0::real, 'n_distinct', 5::real)",
-]
-
-
-def _end_user_scans(plan: dict) -> int:
-    """How many times a plan (EXPLAIN ANALYZE's JSON) scanned accounts_enduser, in all."""
-    own = plan.get("Actual Loops", 0) if plan.get("Relation Name") == "accounts_enduser" else 0
-    return own + sum(_end_user_scans(child) for child in plan.get("Plans", []))
+    plans.relation("accounts_enduser", reltuples="30::real", relpages="1::integer"),
+    plans.attribute("accounts_enduser", "project_id", null_frac="0::real", n_distinct="5::real"),
+)
 
 
 @pytest.mark.django_db(transaction=True, databases=[DEFAULT, OWNER])
@@ -199,21 +192,14 @@ def test_the_backlog_reads_the_projects_end_users_once_whatever_the_statistics_s
     ANALYZE of memories fully read): the project's end users are read once, not once an unread item."""
     for n in range(12):
         unread_rows(project, EndUser.objects.create(project=project, external_id=f"u_{n}"), 50)
-    owner = connections[OWNER]
-    with owner.cursor() as cursor:
-        try:
-            for statistics in STALE_STATISTICS:
-                cursor.execute(f"SELECT pg_restore_{statistics}")
-            cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = 'twin_read_backlog'")
-            body = cursor.fetchone()[0].replace("of_project", str(int(project.pk)))
-            cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + body)
-            plan = cursor.fetchone()[0]
-            cursor.execute("SELECT items, characters FROM twin_read_backlog(%s)", [project.pk])
-            counted = cursor.fetchone()
-        finally:
-            cursor.execute("ANALYZE memory_item, accounts_enduser")  # the real statistics, for the tests after
-    plan = plan if isinstance(plan, list) else json.loads(plan)
-    assert _end_user_scans(plan[0]["Plan"]) == 1
+    with plans.statistics(*NOTHING_UNREAD, tables=("memory_item", "accounts_enduser")), \
+            connections[OWNER].cursor() as cursor:
+        cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = 'twin_read_backlog'")
+        plan = plans.explain(cursor, cursor.fetchone()[0].replace("of_project", str(int(project.pk))))
+        cursor.execute("SELECT items, characters FROM twin_read_backlog(%s)", [project.pk])
+        counted = cursor.fetchone()
+    assert sum(node["Actual Loops"] for node in plans.nodes(plan)
+               if node.get("Relation Name") == "accounts_enduser") == 1
     assert counted == (600, 600 * len("waiting"))
 
 
