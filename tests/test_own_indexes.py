@@ -10,6 +10,8 @@ from memory.query import retrieval
 from memory.selectors import Memory, PassageFilters
 from twin.database import DEFAULT, OWNER
 
+from . import plans
+
 # The beat builds and drops as the tables' owner; the tests grow a memory as it, too (ANALYZE is the owner's).
 pytestmark = pytest.mark.django_db(transaction=True, databases=[DEFAULT, OWNER])
 
@@ -73,6 +75,32 @@ def test_a_big_memory_gets_its_own_indexes_and_search_takes_them(api, big, charl
     assert f"passage_fulltext_u{big.pk}" in plans["text"], plans["text"]
     after = api.tool("search", query=QUESTION).json()["hits"]
     assert after[0]["passage_id"] == before[0]["passage_id"]
+
+
+def test_search_takes_them_though_the_statistics_predate_the_memory(api, big, charlie_api):
+    # Statistics taken before Alice's memory grew (autovacuum analyzes a table only after a tenth of it
+    # changed): to the planner her memory looks as small as everyone else's, so it would scan all of it for
+    # the nearest passages rather than take the index built for it.
+    charlie_api.add({"text": "Charlie walked his dog and talked about the weather."})
+    grow(big, copies=100)
+    grow(EndUser.objects.get(project__name="Charlie Co"), copies=5_000)
+    others = EndUser.objects.exclude(pk=big.pk).filter(project__name="Charlie Co").get()
+    before_alice = plans.attribute("memory_passage", "end_user_id", null_frac="0::real", n_distinct="2::real",
+                                   most_common_vals=f"'{{{others.pk}}}'::text", most_common_freqs="'{0.99}'::real[]")
+    with plans.statistics(before_alice, tables=("memory_passage",)):
+        assert estimated_passages(big) < 100, "the statistics should not know Alice's memory"
+        tasks.tend_own_indexes()
+        assert estimated_passages(big) > 1_000
+        with Memory(big).scoped():
+            found = retrieval.explain(Memory(big), QUESTION, PassageFilters())
+        assert f"passage_embedding_u{big.pk}" in found["vector"], found["vector"]
+
+
+def estimated_passages(end_user) -> float:
+    """How many passages the planner expects the end user's memory to hold."""
+    with connections[OWNER].cursor() as cursor:
+        return plans.explain(cursor, "SELECT id FROM memory_passage WHERE end_user_id = %s", [end_user.pk])[
+            "Plan Rows"]
 
 
 def test_an_interrupted_build_is_done_again(api, big):
