@@ -148,6 +148,8 @@ def test_a_viewer_grants_a_read_only_connection(page, live_server, project):
     with page.expect_request(lambda request: request.url.startswith(REDIRECT_URI)) as sent:
         card.get_by_role("button", name="Allow").click()
     code = parse_qs(urlsplit(sent.value.url).query)["code"][0]
+    # That navigation ends on the browser's error page; a navigation started before it lands is interrupted.
+    page.wait_for_url("chrome-error://chromewebdata/")
 
     connection = Connection.objects.get()
     assert connection.access == "read" and connection.user.email == "vera@example.com"
