@@ -434,7 +434,7 @@ def main():
                         help="end users of 1,000 passages beside the big one (900: 1M passages in all)")
     parser.add_argument("--database", default="twin_bench", help="the bench database's name on the embedded server")
     args = parser.parse_args()
-    global BIG, MEDIUM_USERS, SMALL, DB_NAME
+    global BIG, MEDIUM_USERS, DB_NAME
     DB_NAME = args.database
     BIG, MEDIUM_USERS = int(BIG * args.scale), max(1, int(args.others * args.scale))
     setup()

@@ -35,7 +35,7 @@ def test_owners_admins_and_members_create_a_key_shown_once(alice, project, role)
     assert response.status_code == 200 and raw.startswith("tm_") and raw.startswith(key.prefix)
     assert key.access == "write" and key.created_by == person
     assert "shown only this once" in page and 'data-copy="#new-key"' in page
-    assert f"curl -s http://testserver/v1/memory/search" in page and f"Bearer {raw}" in page
+    assert "curl -s http://testserver/v1/memory/search" in page and f"Bearer {raw}" in page
     for client_name in ("Claude Code", "Cursor", "VS Code", "Windsurf", "Codex", "Claude Desktop"):
         assert client_name in page
     assert "no-store" in response["Cache-Control"]

@@ -4,7 +4,6 @@ errors. Everyone in the project sees it; an outsider gets 404 and never another 
 import pytest
 from django.test import Client
 
-from accounts.models import Role
 from tests.console import ROLES, html, in_role, logged_in
 
 

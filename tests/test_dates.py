@@ -13,8 +13,6 @@ from django.db import connection
 from accounts.auth import Context
 from accounts.services import end_user_get_or_create
 from memory.extraction.dates import find_date
-from memory.limits import READ_RETRIES
-from memory.models import Item
 from mcp import protocol as rpc
 from mcp import stdio
 from memory.limits import DATE_EARLIEST, DATE_LATEST, READ_RETRIES

@@ -18,7 +18,7 @@ from memory.models import Item, Passage
 from memory.read.pipeline import context_vector
 from memory.selectors import scoped
 from tests import plans
-from tests.conftest import TEST_QUEUE, Api
+from tests.conftest import TEST_QUEUE
 from tests.worker import running_worker
 from twin.database import DEFAULT, OWNER
 from twin import quick_redis

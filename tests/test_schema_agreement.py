@@ -6,7 +6,6 @@ one past it, sent both to the HTTP route and over MCP tools/call; both must acce
 
 import copy
 
-import pytest
 from django.test import Client
 
 MINIMAL = {

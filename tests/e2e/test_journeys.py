@@ -79,7 +79,7 @@ def test_sign_up_make_a_key_save_search_see_the_passage_and_revoke(page, live_se
     page.get_by_role("button", name="Run").click()
     expect(page.locator("#pg-status")).to_contain_text("200 OK")
     expect(page.locator("#pg-readable .pg-items li")).to_have_count(2)
-    expect(page.locator("#pg-curl")).to_contain_text(f"/v1/memory/add -H \"Authorization: Bearer $TWIN_MEMORY_API_KEY\"")
+    expect(page.locator("#pg-curl")).to_contain_text("/v1/memory/add -H \"Authorization: Bearer $TWIN_MEMORY_API_KEY\"")
     shot(page, "05-playground-add")
 
     choose_tool(page, "memory_search")
