@@ -8,9 +8,8 @@ from accounts.models import EndUser
 from memory import tasks
 from memory.query import retrieval
 from memory.selectors import Memory, PassageFilters
+from tests import plans
 from twin.database import DEFAULT, OWNER
-
-from . import plans
 
 # The beat builds and drops as the tables' owner; the tests grow a memory as it, too (ANALYZE is the owner's).
 pytestmark = pytest.mark.django_db(transaction=True, databases=[DEFAULT, OWNER])
@@ -82,11 +81,12 @@ def test_search_takes_them_though_the_statistics_predate_the_memory(api, big, ch
     # changed): to the planner her memory looks as small as everyone else's, so it would scan all of it for
     # the nearest passages rather than take the index built for it.
     charlie_api.add({"text": "Charlie walked his dog and talked about the weather."})
+    charlie = EndUser.objects.get(project__name="Charlie Co")
     grow(big, copies=100)
-    grow(EndUser.objects.get(project__name="Charlie Co"), copies=5_000)
-    others = EndUser.objects.exclude(pk=big.pk).filter(project__name="Charlie Co").get()
+    grow(charlie, copies=5_000)
+    # As taken when Charlie's passages were nearly all the table held.
     before_alice = plans.attribute("memory_passage", "end_user_id", null_frac="0::real", n_distinct="2::real",
-                                   most_common_vals=f"'{{{others.pk}}}'::text", most_common_freqs="'{0.99}'::real[]")
+                                   most_common_vals=f"'{{{charlie.pk}}}'::text", most_common_freqs="'{0.99}'::real[]")
     with plans.statistics(before_alice, tables=("memory_passage",)):
         assert estimated_passages(big) < 100, "the statistics should not know Alice's memory"
         tasks.tend_own_indexes()

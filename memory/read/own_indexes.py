@@ -6,7 +6,8 @@ other people's passages until it has enough of this one's, and the text source i
 matches with all of the end user's entries in the end_user index. With indexes of its own, a memory of
 100,000 passages is searched as if it were alone (bench/README.md "Search latency"). Nothing else changes:
 search's queries say `end_user_id = <n>`, which implies the indexes' predicate, so the planner takes them
-by itself, once its statistics know the memory is big (a build takes them again). Every index is one more relation for the planner to weigh, so only big memories get them.
+by itself, once its statistics know the memory is big (a build takes them again). Every index is one more
+relation for the planner to weigh, so only big memories get them.
 
 The beat's tend_own_indexes builds them (concurrently: search and writes go on) and drops those whose end
 user is gone, whichever way they went (erased, or their project deleted), or whose memory has shrunk. It
