@@ -12,8 +12,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from .models import (
-    END_USER_ID_PATTERN, LAST_USED_EVERY_SECONDS, Access, Connection, Membership, OAuthAccessToken, OAuthGrant,
-    OAuthRefreshToken, Project, User,
+    END_USER_ID_PATTERN, Access, Connection, Membership, OAuthAccessToken, OAuthGrant,
+    OAuthRefreshToken, Project, User, touch,
 )
 from .permissions import can
 from .resource import resource_is
@@ -43,11 +43,8 @@ def connection_revoke(*, connection: Connection) -> None:
 
 
 def connection_touch(*, connection: Connection) -> None:
-    """Record use, at most once a minute per connection, so reads don't each cost a write."""
-    now = timezone.now()
-    if connection.last_used_at is None or (now - connection.last_used_at).total_seconds() > LAST_USED_EVERY_SECONDS:
-        Connection.objects.filter(pk=connection.pk).update(last_used_at=now)
-        connection.last_used_at = now
+    """Record use, at most once a minute per connection."""
+    touch(connection, "last_used_at")
 
 
 def connection_access(connection: Connection) -> str | None:

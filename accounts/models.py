@@ -1,10 +1,13 @@
 """Who is who: users, projects, members and their roles, end users, API keys, and the OAuth models."""
 
 import re
+from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser, BaseUserManager
 from django.db import models
+from django.db.models import Q
+from django.utils import timezone
 from oauth2_provider.models import (
     AbstractAccessToken,
     AbstractApplication,
@@ -17,8 +20,21 @@ from oauth2_provider.models import (
 END_USER_ID_PATTERN = re.compile(r"^[A-Za-z0-9_\-.:@]{1,128}$")
 END_USER_ID_MAX = 128
 
-# A key's or a connection's last_used_at is written at most this often, so reads don't each cost a write.
+# A key's or a connection's last use, an end user's last activity: written at most this often (touch).
 LAST_USED_EVERY_SECONDS = 60
+
+
+def touch(instance: models.Model, field: str) -> None:
+    """Set the instance's time `field` to now, and its row's, at most once every LAST_USED_EVERY_SECONDS, so
+    reads don't each cost a write. The row's own filter decides, so a row that is fresh is not waited for
+    while another transaction holds it (an end user's, while the read of its memory writes a slice: 11.6 ms
+    an add on average through an import, bench/README.md "Adding")."""
+    now = timezone.now()
+    stale = now - timedelta(seconds=LAST_USED_EVERY_SECONDS)
+    if getattr(instance, field) is None or getattr(instance, field) < stale:
+        type(instance).objects.filter(Q(**{f"{field}__isnull": True}) | Q(**{f"{field}__lt": stale}),
+                                      pk=instance.pk).update(**{field: now})
+        setattr(instance, field, now)
 
 
 class UserManager(BaseUserManager):
