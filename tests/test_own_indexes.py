@@ -134,3 +134,26 @@ def test_a_memory_that_shrinks_to_half_the_size_loses_them(api, big):
     tasks.tend_own_indexes()
     assert own_indexes_of(big) == {}
     assert api.tool("search", query=QUESTION).json()["hits"][0]["item_ids"] == ["ines"]
+
+
+def test_the_planner_knows_the_size_of_each_of_many_big_memories(big):
+    # The planner picks a memory's own HNSW index over reading all its passages only when it expects many of
+    # them. It knows a memory's size only while the memory is in the statistics' list of most common end
+    # users; the rest share the average of what is left. At the default length of that list (100), the 101st
+    # big memory looked as small as everyone else's.
+    project = big.project
+    many = EndUser.objects.bulk_create(EndUser(project=project, external_id=f"big_{n}") for n in range(150))
+    few = EndUser.objects.bulk_create(EndUser(project=project, external_id=f"small_{n}") for n in range(300))
+    with connections[OWNER].cursor() as cursor:
+        for end_users, size in ((many, 60), (few, 2)):
+            cursor.execute("""
+                INSERT INTO memory_passage (end_user_id, thread_id, item_id, seq, path, kind, at, author, role,
+                    title, about, text, item_ids, embedding, context_embedding, model)
+                SELECT u, thread_id, item_id, 10000 + 100 * u + g, path || '-' || u || '-' || g, kind, at, author, role,
+                    title, about, text, item_ids, embedding, context_embedding, model
+                FROM (SELECT * FROM memory_passage WHERE end_user_id = %s LIMIT 1) AS one,
+                    unnest(%s::bigint[]) AS u, generate_series(1, %s) AS g
+            """, [big.pk, [end_user.pk for end_user in end_users], size])
+        cursor.execute("ANALYZE memory_passage")
+    expected = [estimated_passages(end_user) for end_user in many]
+    assert min(expected) >= 40, f"{sum(e < 40 for e in expected)} of the 150 big memories look small"
