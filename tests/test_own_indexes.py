@@ -40,16 +40,20 @@ def own_indexes_of(end_user) -> dict[str, tuple[bool, str]]:
         return {name: (valid, definition) for name, valid, definition in cursor.fetchall()}
 
 
-def grow(end_user, copies: int):
-    """Copy the end user's everyday passages in SQL: a memory big enough for the planner to weigh indexes."""
+def grow(end_user, copies: int, into: list[int] | None = None, only: str = "item_ids <> '{ines}'"):
+    """Copy the end user's passages (`only` those, by default the everyday ones) in SQL, `copies` times into
+    each end user of `into` (by default, the end user's own): a memory big enough for the planner to weigh
+    indexes. Each copy keeps its thread, further on in it."""
     with connections[OWNER].cursor() as cursor:
-        cursor.execute("""
+        cursor.execute(f"""
             INSERT INTO memory_passage (end_user_id, thread_id, item_id, seq, path, kind, at, author, role, title,
                 about, text, item_ids, embedding, context_embedding, model)
-            SELECT end_user_id, thread_id, item_id, seq + 1000 * g, path || '-' || g, kind, at, author, role, title,
-                about, text, item_ids, embedding, context_embedding, model
-            FROM memory_passage, generate_series(1, %s) AS g WHERE end_user_id = %s AND item_ids <> '{ines}'
-        """, [copies, end_user.pk])
+            SELECT u, thread_id, item_id, seq + 1000 * (g + %(copies)s * (n - 1)), path || '-' || n || '-' || g,
+                kind, at, author, role, title, about, text, item_ids, embedding, context_embedding, model
+            FROM memory_passage, unnest(%(into)s::bigint[]) WITH ORDINALITY AS target(u, n),
+                generate_series(1, %(copies)s) AS g
+            WHERE end_user_id = %(end_user)s AND {only}
+        """, {"copies": copies, "into": into or [end_user.pk], "end_user": end_user.pk})
         cursor.execute("ANALYZE memory_passage")
 
 
@@ -144,16 +148,8 @@ def test_the_planner_knows_the_size_of_each_of_many_big_memories(big):
     project = big.project
     many = EndUser.objects.bulk_create(EndUser(project=project, external_id=f"big_{n}") for n in range(150))
     few = EndUser.objects.bulk_create(EndUser(project=project, external_id=f"small_{n}") for n in range(300))
-    with connections[OWNER].cursor() as cursor:
-        for end_users, size in ((many, 60), (few, 2)):
-            cursor.execute("""
-                INSERT INTO memory_passage (end_user_id, thread_id, item_id, seq, path, kind, at, author, role,
-                    title, about, text, item_ids, embedding, context_embedding, model)
-                SELECT u, thread_id, item_id, 10000 + 100 * u + g, path || '-' || u || '-' || g, kind, at, author, role,
-                    title, about, text, item_ids, embedding, context_embedding, model
-                FROM (SELECT * FROM memory_passage WHERE end_user_id = %s LIMIT 1) AS one,
-                    unnest(%s::bigint[]) AS u, generate_series(1, %s) AS g
-            """, [big.pk, [end_user.pk for end_user in end_users], size])
-        cursor.execute("ANALYZE memory_passage")
+    # one passage each, from two threads apart, so that the copies' places in them never meet
+    grow(big, copies=60, into=[end_user.pk for end_user in many], only="item_ids = '{d0}'")
+    grow(big, copies=2, into=[end_user.pk for end_user in few], only="item_ids = '{ines}'")
     expected = [estimated_passages(end_user) for end_user in many]
     assert min(expected) >= 40, f"{sum(e < 40 for e in expected)} of the 150 big memories look small"
