@@ -1,8 +1,9 @@
 """Search latency at scale: memory_search through the HTTP route, server-side, no model call.
 
 Fills a separate database (`twin_bench` on the same embedded server; the development data is untouched)
-with 1,000,000 passages: one end user with 100,000, 900 end users with 1,000, and one small end user with
-600. The data is synthetic but shaped like the real thing: each passage is a LoCoMo dev turn (its text,
+with 1,020,599 passages: one end user with 100,000, one with 19,999 (the biggest memory without indexes of its
+own, so searched read whole: settings.OWN_INDEX_PASSAGES less one), 900 end users with 1,000, and one small end
+user with 600. The data is synthetic but shaped like the real thing: each passage is a LoCoMo dev turn (its text,
 lightly shuffled, and its vectors, the turn, the turn read with the one before it and up to 3 sentences,
 embedded once by the product's own model and cached under var/bench-cache/) with gaussian noise added to
 the vectors and renormalised; threads are runs of ~20 consecutive turns, dated over five years. Loaded with
@@ -321,8 +322,8 @@ def prewarm():
     with connections[OWNER].cursor() as cursor:
         cursor.execute("""
             SELECT sum(pg_prewarm(c.oid)) FROM pg_class c
-            WHERE c.relname IN ('memory_passagesentence', 'memory_passage', 'passage_fulltext', 'passage_embedding',
-                                'memory_termstat', 'memory_memorystats')
+            WHERE c.relname IN ('memory_passagesentence', 'memory_passage', 'passage_fulltext', 'memory_termstat',
+                                'memory_memorystats')
                OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid IN
                             ('memory_passage'::regclass, 'memory_passagesentence'::regclass))
         """)
@@ -391,15 +392,16 @@ def measure(key: str, users: dict[str, int], n_queries: int):
         for user, size in users.items():
             for mode, extra in (("ranked", {"scope": "passages/"}), ("brief", {})):
                 run(f"{size:,} passages, {mode}", user, extra)
-    # The same run's baseline for own indexes (memory/read/own_indexes.py): the big memory searched through the
-    # shared indexes alone, its own dropped by their owner and built again after.
+    # The same run's baseline for own indexes (memory/read/own_indexes.py): the big memory searched as a smaller
+    # one is, read whole (no vector index over everyone's passages: migration 0022) and through the shared
+    # full-text index, its own dropped by their owner and built again after.
     big = own_indexes.existing()
     with connections[OWNER].cursor() as cursor:
         for name in big:
             cursor.execute(f'DROP INDEX "{name}"')
     size = max(users.values())
     with connection.execute_wrapper(timer.sql):
-        run(f"{size:,} passages, brief, shared indexes only", next(u for u, n in users.items() if n == size), {})
+        run(f"{size:,} passages, brief, no own indexes", next(u for u, n in users.items() if n == size), {})
     for end_user in {int(name.rsplit("_u", 1)[1]) for name in big}:
         own_indexes.build(Memory.of_end_user(end_user))
     print("\nmean ms per request:")
@@ -438,6 +440,7 @@ def main():
     DB_NAME = args.database
     BIG, MEDIUM_USERS = int(BIG * args.scale), max(1, int(args.others * args.scale))
     setup()
+    from django.conf import settings
     from django.db import connection
 
     from accounts.ratelimit import RATE_LIMIT_MAX
@@ -445,7 +448,9 @@ def main():
     from memory.models import MemoryStats, Passage
     from memory.selectors import scoped
 
-    shape = [("big", BIG)] + [(f"u{i:04d}", MEDIUM) for i in range(MEDIUM_USERS)] + [("small", SMALL)]
+    mid = int((settings.OWN_INDEX_PASSAGES - 1) * args.scale)
+    shape = ([("big", BIG), ("mid", mid)] + [(f"u{i:04d}", MEDIUM) for i in range(MEDIUM_USERS)]
+             + [("small", SMALL)])
 
     def bench_users():
         project, _ = project_get_or_create(name=PROJECT, owner_email="bench@example.com")
@@ -475,13 +480,13 @@ def main():
     _, key = api_key_create(project=project, access="read", name="search latency bench")
     with scoped(project.pk):
         total = Passage.objects.count()
-    print(f"database: {total:,} passages over {len(shape)} end users; big {BIG:,}, small {SMALL:,}\n")
+    print(f"database: {total:,} passages over {len(shape)} end users; big {BIG:,}, mid {mid:,}, small {SMALL:,}\n")
     if args.explain:
         explain(project.pk, users["big"].pk, "What did Caroline research?")
     prewarm()
     print("| what | ms | |")
     print("|---|---|---|")
-    search = measure(key, {"big": BIG, "small": SMALL}, args.queries)
+    search = measure(key, {"big": BIG, "mid": mid, "small": SMALL}, args.queries)
     if args.profile:
         profile(search, args.queries)
 

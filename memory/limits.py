@@ -43,8 +43,8 @@ DEFAULT_KIND = "note"
 # unreadable item can neither hold up its batch nor be retried forever.
 READ_RETRIES = 3
 
-# The HNSW graph's build parameters, for the shared passage_embedding index (models.py) and a big memory's own
-# (read/own_indexes.py) alike: pgvector's defaults, 16 links a node and 64 candidates weighed while building.
+# The HNSW graph's build parameters of a big memory's own vector index (read/own_indexes.py): pgvector's
+# defaults, 16 links a node and 64 candidates weighed while building.
 HNSW_LINKS, HNSW_BUILD_CANDIDATES = 16, 64
 
 # How often memory_add stores again after losing a race to insert a new id (each retry finds more rows

@@ -7,13 +7,12 @@ from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Length
 from django.utils import timezone
-from pgvector.django import HnswIndex
 
 from accounts.models import EndUser
 
 from .embeddings import DIMENSIONS, MODEL_ID
 from .half_text import HalfVectors
-from .limits import HNSW_BUILD_CANDIDATES, HNSW_LINKS, ITEM_FIELD_MAX, ITEM_ID_MAX
+from .limits import ITEM_FIELD_MAX, ITEM_ID_MAX
 
 
 @models.CharField.register_lookup
@@ -156,8 +155,9 @@ class Passage(models.Model):
     about = models.CharField(max_length=ITEM_FIELD_MAX, blank=True)
     text = models.TextField()
     item_ids = ArrayField(models.CharField(max_length=ITEM_ID_MAX), default=list)
-    # Half precision: the ranking is unchanged and a passage's two vectors then fit in its row, so search
-    # reads one page per candidate rather than chasing TOAST.
+    # Half precision: the ranking is unchanged and a passage's two vectors then fit in its row (with the
+    # table's toast_tuple_target, migration 0023), so search reads one page per candidate rather than
+    # chasing TOAST.
     embedding = HalfVectors(dimensions=DIMENSIONS, null=True)
     # The passage read with the one before it in its thread: a turn's context, and its predecessor's
     # continuation (search reads the next passage's context vector as "this turn and what followed").
@@ -175,13 +175,8 @@ class Passage(models.Model):
             models.Index(fields=["end_user", "-at"], name="passage_latest"),
             models.Index(fields=["end_user", "path"], opclasses=["int8_ops", "text_pattern_ops"], name="passage_path"),
             GinIndex(fields=["search"], name="passage_fulltext"),
-            HnswIndex(
-                name="passage_embedding",
-                fields=["embedding"],
-                m=HNSW_LINKS,
-                ef_construction=HNSW_BUILD_CANDIDATES,
-                opclasses=["halfvec_cosine_ops"],
-            ),
+            # No vector index over everyone's passages: a memory is searched exactly, read whole through
+            # end_user, until it is big enough for an HNSW index of its own (read/own_indexes.py; migration 0022).
             # Passages an earlier model embedded, by end user: empty but for a while after a model change
             # (memory/read/reembed.py), so finding them costs nothing the rest of the time.
             models.Index(fields=["end_user"], condition=~Q(model=MODEL_ID), name="passage_stale_model"),

@@ -1,6 +1,7 @@
 """A big memory's own search indexes: built by the beat's task, taken by the planner, search answers the
 same, an interrupted build redone, and dropped when the end user is erased or the memory shrinks."""
 
+import numpy as np
 import pytest
 from django.db import IntegrityError, connection, connections
 
@@ -78,6 +79,33 @@ def test_a_big_memory_gets_its_own_indexes_and_search_takes_them(api, big, charl
     assert f"passage_fulltext_u{big.pk}" in plans["text"], plans["text"]
     after = api.tool("search", query=QUESTION).json()["hits"]
     assert after[0]["passage_id"] == before[0]["passage_id"]
+
+
+def test_a_memory_without_indexes_of_its_own_finds_its_nearest_passages_exactly(api, big):
+    # Most of the table, so a vector index over everyone's passages would be the planner's choice; its graph
+    # walk misses some of the nearest among thousands of unlike vectors, where reading the memory whole does not.
+    grow(big, copies=80)  # 2,800 passages
+    with connections[OWNER].cursor() as cursor:
+        cursor.execute("""
+            UPDATE memory_passage p SET embedding = (
+                SELECT l2_normalize(array_agg(random() - 0.5)::vector)::halfvec FROM generate_series(1, 384)
+                WHERE p.id IS NOT NULL)
+            WHERE end_user_id = %s
+        """, [big.pk])
+        cursor.execute("ANALYZE memory_passage")
+        cursor.execute("SELECT id, embedding::vector::real[] FROM memory_passage WHERE end_user_id = %s", [big.pk])
+        ids, vectors = zip(*cursor.fetchall())
+    vectors = np.array(vectors, dtype=np.float64)
+    question = vectors[0] + np.random.default_rng(1).normal(0, 0.05, vectors.shape[1])
+    question = (question / np.linalg.norm(question)).astype(np.float16)  # as search sends it
+    cosines = vectors @ question / np.linalg.norm(vectors, axis=1) / np.linalg.norm(question.astype(np.float64))
+    nearest = {ids[i] for i in np.argsort(-cosines)[:retrieval.CANDIDATES]}
+
+    memory = Memory(big)
+    with memory.scoped():
+        found = {row["id"] for row in memory.candidate_features([], question, [], PassageFilters(),
+                                                                retrieval.CANDIDATES)}
+    assert not nearest - found, f"{len(nearest - found)} of the {len(nearest)} nearest passages missed"
 
 
 def test_search_takes_them_though_the_statistics_predate_the_memory(api, big, charlie_api):

@@ -3,9 +3,11 @@ a vector per sentence only for a long passage; and, on an edit, the vectors of w
 
 import numpy as np
 import pytest
+from django.db import connection
 
 from memory import embeddings
 from memory.models import SENTENCES_FROM_CHARS, Passage, PassageSentence
+from memory.read.cutting import MAX_CHARS
 from memory.query import retrieval, search
 from memory.query.features import FEATURES
 from memory.read.pipeline import context_vector, sentences
@@ -127,3 +129,21 @@ def test_an_edit_keeps_the_vectors_of_the_passages_it_left_as_they_were(api, pro
     # and search reads the edit
     hit = api.tool("search", query="aubergines in the west beds", scope="passages/").json()["hits"][0]
     assert "aubergines" in hit["text"]
+
+
+def test_a_passage_keeps_its_vectors_in_its_row(api, project):
+    """Search reads a candidate's vectors with its row; out of line, each is a second lookup (migration 0023).
+    A passage as long as a document's is cut keeps them too: its text is what moves out, being the biggest."""
+    turn = ("Melanie: We finally went camping at the lake last weekend. The kids swam every morning, we grilled "
+            "fish at night, and it only rained once, so we are already planning the next trip for August.")
+    document = " ".join(PARAGRAPHS)[:MAX_CHARS]
+    api.add({"text": turn, "id": "turn", "kind": "message", "session": "s", "author": "Melanie"},
+            {"text": document, "id": "doc", "kind": "document"}, wait=True)
+    with scoped(project.pk), connection.cursor() as cursor:
+        cursor.execute("""
+            SELECT i.external_id, pg_column_toast_chunk_id(p.embedding) IS NULL,
+                pg_column_toast_chunk_id(p.context_embedding) IS NULL
+            FROM memory_passage p JOIN memory_item i ON i.id = p.item_id
+        """)
+        inline = {name: (vector, context) for name, vector, context in cursor.fetchall()}
+    assert inline == {"turn": (True, True), "doc": (True, True)}

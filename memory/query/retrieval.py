@@ -1,8 +1,8 @@
 """Hybrid retrieval for memory_search: candidates from PostgreSQL, one linear score in Python.
 
 Candidates, all within one end user's memory and its date/scope filters: the CANDIDATES nearest passages
-by vector (pgvector HNSW with iterative scans, a big memory's own indexes from read/own_indexes.py, or an exact
-scan when the memory is small), the CANDIDATES best full-text matches on the question's rarer words
+by vector (exactly, the memory read whole, or in a big memory by its own HNSW index from read/own_indexes.py,
+with iterative scans), the CANDIDATES best full-text matches on the question's rarer words
 (matching_terms), and every one's neighbour either side in its thread. (A third source, the passages of
 the nearest sentences, found nothing the others missed on LoCoMo and cost a second HNSW index; sentences
 still score a candidate as `maxsent`.) Each candidate then gets the features that help on conversation

@@ -1,10 +1,11 @@
 """A big memory's own indexes: for an end user with at least settings.OWN_INDEX_PASSAGES passages, a
 partial HNSW index and a partial full-text index on memory_passage that hold only their passages.
 
-The shared indexes hold everyone's passages: in a big memory the vector source walks the HNSW graph past
-other people's passages until it has enough of this one's, and the text source intersects the full-text
-matches with all of the end user's entries in the end_user index. With indexes of its own, a memory of
-100,000 passages is searched as if it were alone (bench/README.md "Search latency"). Nothing else changes:
+A smaller memory is searched by reading all of it through the end user's index: its nearest passages
+exactly, with no vector index over everyone's passages for every write to pay for (migration 0022). A big
+memory read whole costs tens of milliseconds a search, and the full-text index, shared by everyone's
+passages, makes the text source intersect its matches with all of the end user's entries in the end_user
+index. With indexes of its own, a memory of 100,000 passages is searched as if it were alone (bench/README.md "Search latency"). Nothing else changes:
 search's queries say `end_user_id = <n>`, which implies the indexes' predicate, so the planner takes them
 by itself, once its statistics know the memory is big (a build takes them again; they keep the size of 500
 memories: migration 0021). Every index is one more relation for the planner to weigh on every search of the
