@@ -7,9 +7,9 @@ from django.db import connection
 
 from memory import embeddings
 from memory.models import SENTENCES_FROM_CHARS, Passage, PassageSentence
-from memory.read.cutting import MAX_CHARS
 from memory.query import retrieval, search
 from memory.query.features import FEATURES
+from memory.read.cutting import MAX_CHARS
 from memory.read.pipeline import context_vector, sentences
 from memory.selectors import Memory, scoped
 
