@@ -168,11 +168,13 @@ class Stack:
 
     def start(self) -> "Stack":
         """Everything, as `make run` does: Redis, PostgreSQL set up and migrated, the demo project and its
-        keys, then gunicorn and a worker (started side by side)."""
+        keys, the model's file made, then gunicorn and a worker (started side by side). (Left to the worker's
+        processes, each made the file at its start, 8 s on a slow machine: the first read waited for it.)"""
         self.redis.start()
         self.postgres = Postgres(self.directory)
         self.manage("migrate", "--noinput", "-v", "0")
         self.manage("demo")
+        self.manage("makemodel")
         self.key = json.loads((self.directory / "demo-keys.json").read_text())["write"]
         web_ready, worker_ready = self.start_web(), self.start_worker()
         self.url, self.worker_process = web_ready(), worker_ready()

