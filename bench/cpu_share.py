@@ -8,7 +8,8 @@ from pathlib import Path
 
 TICKS = os.sysconf("SC_CLK_TCK")
 # The first of these words found in a process's command line names its kind.
-KINDS = (("postgres", "postgres"), ("gunicorn", "web"), ("celery", "worker"), ("redis", "redis"))
+KINDS = (("postgres", "postgres"), ("gunicorn", "web"), ("celery", "worker"), ("memory.model_process", "worker"),
+         ("redis", "redis"))
 
 
 def _kind(pid: str) -> str:

