@@ -122,7 +122,7 @@ def _embed_tokens(tokens: list[int]) -> np.ndarray:
 
 def embed(texts: list[str]) -> np.ndarray:
     """Unit vectors for `texts`, shape (len(texts), 384), float32."""
-    if _lane_count > 1 and texts:  # a worker's process: the model runs in its own alone, a note's text too
+    if _lane_count > 1 and texts:  # a worker child: every text to the model's process, so the child never loads it
         return _in_model_process(texts)
     return embed_here(texts)
 
