@@ -22,6 +22,13 @@ def _kind(pid: str) -> str:
     return next((kind for word, kind in KINDS if word in line), "other")
 
 
+def cpu_seconds(pid: int | str) -> float:
+    """The CPU seconds process `pid` has used so far (raises OSError once it is gone)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    # utime and stime are the stat file's 14th and 15th fields; the 3rd is the first after the name.
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
 def snapshot() -> dict[str, tuple[str, float]]:
     """pid -> (kind, CPU seconds so far) of every process now."""
     seen = {}
@@ -29,11 +36,9 @@ def snapshot() -> dict[str, tuple[str, float]]:
         if not entry.name.isdigit():
             continue
         try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            seen[entry.name] = (_kind(entry.name), cpu_seconds(entry.name))
         except OSError:
             continue
-        # utime and stime are the stat file's 14th and 15th fields; the 3rd is the first after the name.
-        seen[entry.name] = (_kind(entry.name), (int(fields[11]) + int(fields[12])) / TICKS)
     return {**seen, **_machine()}
 
 

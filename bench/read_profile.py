@@ -104,11 +104,8 @@ def cpu(project_id: int, texts: list[str]):
     Python, the driver) and the read's PostgreSQL backend."""
     from django.db import connection
 
+    from bench.cpu_share import cpu_seconds
     from memory import embeddings, tasks
-
-    def seconds_of(pid: int) -> float:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def process() -> float:
         used = resource.getrusage(resource.RUSAGE_SELF)
@@ -121,10 +118,10 @@ def cpu(project_id: int, texts: list[str]):
 
     def measured(work) -> tuple[float, float, float, float]:
         model, database = embeddings._model_process.pid, backend()
-        before = (seconds_of(model), process(), seconds_of(database), time.perf_counter())
+        before = (cpu_seconds(model), process(), cpu_seconds(database), time.perf_counter())
         work()
-        return (time.perf_counter() - before[3], seconds_of(model) - before[0], process() - before[1],
-                seconds_of(database) - before[2])
+        return (time.perf_counter() - before[3], cpu_seconds(model) - before[0], process() - before[1],
+                cpu_seconds(database) - before[2])
 
     def read_all():
         while tasks._read_turn(project_id):
