@@ -64,7 +64,8 @@ class Context:
             "access": self.access,
             "key": {"prefix": self.api_key.prefix, "name": self.api_key.name} if self.api_key else None,
             "connection": {"app": self.connection.application.name, "id": self.connection.pk}
-            if self.connection else None,
+            if self.connection
+            else None,
         }
 
 
@@ -83,13 +84,19 @@ def bearer_token(request) -> str | None:
 def parse_account(value: str | None) -> str:
     """The X-Twin-Account value, checked: 1 to 128 letters, digits and _ - . : @."""
     if value is None or value == "":
-        raise ApiError(HTTPStatus.BAD_REQUEST, "missing_account",
-                       f"The {ACCOUNT_HEADER} header is required: it names the end user.", field=ACCOUNT_HEADER)
+        raise ApiError(
+            HTTPStatus.BAD_REQUEST,
+            "missing_account",
+            f"The {ACCOUNT_HEADER} header is required: it names the end user.",
+            field=ACCOUNT_HEADER,
+        )
     if len(value) > END_USER_ID_MAX:
         raise ApiError(
-            HTTPStatus.BAD_REQUEST, "invalid_account",
+            HTTPStatus.BAD_REQUEST,
+            "invalid_account",
             f"{ACCOUNT_HEADER} is {len(value)} characters; at most {END_USER_ID_MAX}.",
-            field=ACCOUNT_HEADER, bound=END_USER_ID_MAX,
+            field=ACCOUNT_HEADER,
+            bound=END_USER_ID_MAX,
         )
     if not END_USER_ID_PATTERN.match(value):
         raise ApiError(
@@ -137,8 +144,13 @@ def _oauth_context(request, token: str) -> Context:
     except InvalidToken as refused:
         raise unauthorized("invalid_token", str(refused)) from None
     connection_touch(connection=connection)
-    return Context(project=connection.project, account=connection.end_user.external_id, access=access,
-                   connection=connection, _end_user=connection.end_user)
+    return Context(
+        project=connection.project,
+        account=connection.end_user.external_id,
+        access=access,
+        connection=connection,
+        _end_user=connection.end_user,
+    )
 
 
 def _key_context(request, key: ApiKey | None) -> Context:

@@ -12,8 +12,16 @@ from django.db import transaction
 from django.utils import timezone
 
 from .models import (
-    END_USER_ID_PATTERN, Access, Connection, Membership, OAuthAccessToken, OAuthGrant,
-    OAuthRefreshToken, Project, User, touch,
+    END_USER_ID_PATTERN,
+    Access,
+    Connection,
+    Membership,
+    OAuthAccessToken,
+    OAuthGrant,
+    OAuthRefreshToken,
+    Project,
+    User,
+    touch,
 )
 from .permissions import can
 from .resource import resource_is
@@ -52,8 +60,11 @@ def connection_access(connection: Connection) -> str | None:
     the project or lost the role that let them reach this end user; Read only once they may not grant write."""
     if connection.revoked_at is not None or not connection.user.is_active:
         return None
-    role = Membership.objects.filter(
-        user_id=connection.user_id, project_id=connection.project_id).values_list("role", flat=True).first()
+    role = (
+        Membership.objects.filter(user_id=connection.user_id, project_id=connection.project_id)
+        .values_list("role", flat=True)
+        .first()
+    )
     if role is None:
         return None
     if connection.end_user.external_id != own_end_user_id(connection.user) and not can(role, "connect_any_end_user"):
@@ -68,10 +79,13 @@ class InvalidToken(Exception):
 def connection_for_access_token(raw_token: str, *, resource: str) -> tuple[Connection, str]:
     """The connection and access an OAuth access token carries, checked: issued here for a connection,
     unexpired, bound to `resource` (this server's /v1/mcp), and still allowed. Raises InvalidToken."""
-    token = (OAuthAccessToken.objects
-             .select_related("connection__user", "connection__project", "connection__end_user",
-                             "connection__application")
-             .filter(token_checksum=token_checksum(raw_token)).first())
+    token = (
+        OAuthAccessToken.objects.select_related(
+            "connection__user", "connection__project", "connection__end_user", "connection__application"
+        )
+        .filter(token_checksum=token_checksum(raw_token))
+        .first()
+    )
     if token is None or token.connection is None or SCOPE_READ not in token.scope.split():
         raise InvalidToken("That token is not one this service issued.")
     if token.is_expired():
@@ -86,14 +100,20 @@ def connection_for_access_token(raw_token: str, *, resource: str) -> tuple[Conne
 
 def connections_of_user(*, user: User):
     """A person's live connections, newest first."""
-    return (Connection.objects.filter(user=user, revoked_at__isnull=True)
-            .select_related("application", "project", "end_user").order_by("-created_at", "-pk"))
+    return (
+        Connection.objects.filter(user=user, revoked_at__isnull=True)
+        .select_related("application", "project", "end_user")
+        .order_by("-created_at", "-pk")
+    )
 
 
 def connections_of_project(*, project: Project):
     """Every live connection to a project's memory, whoever granted it, newest first."""
-    return (Connection.objects.filter(project=project, revoked_at__isnull=True)
-            .select_related("application", "user", "end_user").order_by("-created_at", "-pk"))
+    return (
+        Connection.objects.filter(project=project, revoked_at__isnull=True)
+        .select_related("application", "user", "end_user")
+        .order_by("-created_at", "-pk")
+    )
 
 
 def connection_of_user(*, user: User, pk: int) -> Connection | None:

@@ -54,21 +54,25 @@ def consent_resolve(*, user: User, project_slug: str, end_user_id: str, access: 
     if end_user_id != own_end_user_id(user):
         if not can(role, "connect_any_end_user"):
             raise ConsentError(
-                "end_user", f"As a {Role(role).label} of {project.name} you can connect only your own end user.")
+                "end_user", f"As a {Role(role).label} of {project.name} you can connect only your own end user."
+            )
         if not EndUser.objects.filter(project=project, external_id=end_user_id).exists():
             raise ConsentError("end_user", f"{project.name} has no end user by that name.")  # never quoted
     return project, end_user_id, access
 
 
 @transaction.atomic
-def connection_grant(*, user: User, application: OAuthApplication, project: Project, end_user_id: str,
-                     access: str) -> Connection:
+def connection_grant(
+    *, user: User, application: OAuthApplication, project: Project, end_user_id: str, access: str
+) -> Connection:
     """Record what the person granted on the card. The same app re-signing in for the same end user
     replaces its earlier connection, so one app and end user never hold two live connections."""
     end_user = end_user_get_or_create(project=project, external_id=end_user_id)
     earlier = Connection.objects.filter(
-        user=user, application=application, project=project, end_user=end_user, revoked_at__isnull=True)
+        user=user, application=application, project=project, end_user=end_user, revoked_at__isnull=True
+    )
     for connection in earlier:
         connection_revoke(connection=connection)
     return Connection.objects.create(
-        user=user, application=application, project=project, end_user=end_user, access=access)
+        user=user, application=application, project=project, end_user=end_user, access=access
+    )

@@ -32,8 +32,9 @@ def unsupported_media_type(context) -> ApiError:
     the header's value, a caller's text; this one says only what the route accepts."""
     view = context.get("view")
     accepted = [parser.media_type for parser in view.get_parsers()] if view is not None else ["application/json"]
-    return ApiError(415, "unsupported_media_type", f"The body must be sent as {' or '.join(accepted)}.",
-                    field="Content-Type")
+    return ApiError(
+        415, "unsupported_media_type", f"The body must be sent as {' or '.join(accepted)}.", field="Content-Type"
+    )
 
 
 def exception_handler(exc, context):

@@ -109,6 +109,7 @@ def _renew(key_hashes: list[str]) -> None:
 # change; and once it is committed, so a process that read the key in between (the change not yet committed)
 # reads it again. (Outside a transaction, on_commit runs at once: the write is committed by then.)
 
+
 @receiver(pre_save, sender=ApiKey)
 @receiver(pre_delete, sender=ApiKey)
 def _key_changing(sender, instance: ApiKey, **_) -> None:

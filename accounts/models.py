@@ -32,8 +32,9 @@ def touch(instance: models.Model, field: str) -> None:
     now = timezone.now()
     stale = now - timedelta(seconds=LAST_USED_EVERY_SECONDS)
     if getattr(instance, field) is None or getattr(instance, field) < stale:
-        type(instance).objects.filter(Q(**{f"{field}__isnull": True}) | Q(**{f"{field}__lt": stale}),
-                                      pk=instance.pk).update(**{field: now})
+        type(instance).objects.filter(
+            Q(**{f"{field}__isnull": True}) | Q(**{f"{field}__lt": stale}), pk=instance.pk
+        ).update(**{field: now})
         setattr(instance, field, now)
 
 
@@ -224,13 +225,15 @@ class Invitation(models.Model):
     email = models.EmailField()
     role = models.CharField(max_length=16, choices=Role.choices)
     token_hash = models.CharField(max_length=64, unique=True)
-    invited_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="+")
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
     accepted_at = models.DateTimeField(null=True, blank=True)
-    accepted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                    related_name="+")
+    accepted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     revoked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -35,15 +35,19 @@ class TwinOAuth2Validator(OAuth2Validator):
         """Mark the code used instead of deleting it (the toolkit's way), so validate_code knows it again.
         Only one exchange can mark it: of two at once, the second is refused."""
         marked = OAuthGrant.objects.filter(code=code, application=request.client, used_at__isnull=True).update(
-            used_at=timezone.now())
+            used_at=timezone.now()
+        )
         if not marked:
             raise InvalidGrantError(request=request)
 
     def validate_refresh_token(self, refresh_token, client, request, *args, **kwargs):
         valid = super().validate_refresh_token(refresh_token, client, request, *args, **kwargs)
-        presented = (OAuthRefreshToken.objects
-                     .filter(token_checksum=token_checksum(refresh_token), application=client)
-                     .select_related("connection__user").order_by("-created").first())
+        presented = (
+            OAuthRefreshToken.objects.filter(token_checksum=token_checksum(refresh_token), application=client)
+            .select_related("connection__user")
+            .order_by("-created")
+            .first()
+        )
         if presented is None or presented.connection is None:
             return False
         if not valid:
@@ -82,9 +86,13 @@ class TwinOAuth2Validator(OAuth2Validator):
         application_pk = getattr(request.client, "pk", None)
         connection_ids = set()
         for model in (OAuthAccessToken, OAuthRefreshToken):
-            connection_ids.update(model.objects.filter(
-                token_checksum=checksum, application_id=application_pk, connection__isnull=False,
-            ).values_list("connection_id", flat=True))
+            connection_ids.update(
+                model.objects.filter(
+                    token_checksum=checksum,
+                    application_id=application_pk,
+                    connection__isnull=False,
+                ).values_list("connection_id", flat=True)
+            )
         super().revoke_token(token, token_type_hint, request, *args, **kwargs)
         for connection in Connection.objects.filter(pk__in=connection_ids):
             connection_revoke(connection=connection)

@@ -19,10 +19,18 @@ class ContextAuthenticationScheme(OpenApiAuthenticationExtension):
 
     def get_security_definition(self, auto_schema):
         return [
-            {"type": "http", "scheme": "bearer", "bearerFormat": "tm_… key or OAuth access token",
-             "description": "An API key (tm_…): a read key, or a read and write key. Or an OAuth access token "
-             "from the sign-in, which names its end user itself."},
-            {"type": "apiKey", "in": "header", "name": ACCOUNT_HEADER,
-             "description": f"The end user whose memory the call reaches: 1 to {END_USER_ID_MAX} letters, "
-             "digits and _ - . : @. Read with a key; an OAuth token fixes the end user instead."},
+            {
+                "type": "http",
+                "scheme": "bearer",
+                "bearerFormat": "tm_… key or OAuth access token",
+                "description": "An API key (tm_…): a read key, or a read and write key. Or an OAuth access token "
+                "from the sign-in, which names its end user itself.",
+            },
+            {
+                "type": "apiKey",
+                "in": "header",
+                "name": ACCOUNT_HEADER,
+                "description": f"The end user whose memory the call reaches: 1 to {END_USER_ID_MAX} letters, "
+                "digits and _ - . : @. Read with a key; an OAuth token fixes the end user instead.",
+            },
         ]

@@ -12,27 +12,27 @@ OWNER, ADMIN, MEMBER, VIEWER = Role.OWNER, Role.ADMIN, Role.MEMBER, Role.VIEWER
 EVERYONE = frozenset(Role)
 
 CAPABILITIES: dict[str, frozenset] = {
-    "view_project": EVERYONE,                          # overview, the project switcher, the MCP instructions
-    "view_members": EVERYONE,                          # Viewers see the list, nothing more
-    "manage_members": frozenset({OWNER, ADMIN}),       # invite, change roles, remove
-    "manage_owners": frozenset({OWNER}),               # grant the Owner role, change or remove an Owner
-    "view_keys": frozenset({OWNER, ADMIN, MEMBER}),    # Viewers cannot see keys
+    "view_project": EVERYONE,  # overview, the project switcher, the MCP instructions
+    "view_members": EVERYONE,  # Viewers see the list, nothing more
+    "manage_members": frozenset({OWNER, ADMIN}),  # invite, change roles, remove
+    "manage_owners": frozenset({OWNER}),  # grant the Owner role, change or remove an Owner
+    "view_keys": frozenset({OWNER, ADMIN, MEMBER}),  # Viewers cannot see keys
     "manage_keys": frozenset({OWNER, ADMIN, MEMBER}),  # create and revoke
-    "view_end_users": EVERYONE,                        # the list and one end user's memory, read-only
-    "forget_memory": frozenset({OWNER, ADMIN}),        # forget one item or a whole end user
-    "export_memory": EVERYONE,                         # download what the end user's page shows, as a file
-    "import_memory": frozenset({OWNER, ADMIN}),        # put an export into an end user's memory
+    "view_end_users": EVERYONE,  # the list and one end user's memory, read-only
+    "forget_memory": frozenset({OWNER, ADMIN}),  # forget one item or a whole end user
+    "export_memory": EVERYONE,  # download what the end user's page shows, as a file
+    "import_memory": frozenset({OWNER, ADMIN}),  # put an export into an end user's memory
     "rename_project": frozenset({OWNER, ADMIN}),
-    "manage_limits": frozenset({OWNER, ADMIN}),        # the project's rate limits (settings page)
-    "set_secret_policy": frozenset({OWNER, ADMIN}),    # refuse items holding a secret, or store them redacted
+    "manage_limits": frozenset({OWNER, ADMIN}),  # the project's rate limits (settings page)
+    "set_secret_policy": frozenset({OWNER, ADMIN}),  # refuse items holding a secret, or store them redacted
     "delete_project": frozenset({OWNER}),
-    "view_connections": frozenset({OWNER, ADMIN}),     # every OAuth connection of the project, with Disconnect
+    "view_connections": frozenset({OWNER, ADMIN}),  # every OAuth connection of the project, with Disconnect
     "view_usage": EVERYONE,
-    "use_playground": EVERYONE,                        # read tools
+    "use_playground": EVERYONE,  # read tools
     "run_write_tools": frozenset({OWNER, ADMIN, MEMBER}),
     # Signing an app in by OAuth (the consent card), and what the connection keeps reaching afterwards:
     "connect_any_end_user": frozenset({OWNER, ADMIN, MEMBER}),  # else only the person's own end user
-    "grant_write": frozenset({OWNER, ADMIN, MEMBER}),           # a Viewer grants Read only
+    "grant_write": frozenset({OWNER, ADMIN, MEMBER}),  # a Viewer grants Read only
 }
 
 

@@ -84,8 +84,13 @@ class RateLimited(ApiError):
 
     def __init__(self, window: Window):
         per = " for one end user" if window.name == END_USER else ""
-        super().__init__(429, RATE_LIMITED, f"Over this key's or app's limit of {window.quota:,} requests a minute"
-                         f"{per}: try again in {window.reset} s.", retry_after=window.reset)
+        super().__init__(
+            429,
+            RATE_LIMITED,
+            f"Over this key's or app's limit of {window.quota:,} requests a minute"
+            f"{per}: try again in {window.reset} s.",
+            retry_after=window.reset,
+        )
 
 
 def limits_of(project: Project) -> dict[str, int]:
@@ -172,8 +177,9 @@ def admit(request, context, *, check: tuple[str, Callable] | None = None):
     the request goes through uncounted and without the fields."""
     if redis_paused():
         return check[1](None, False) if check else context
-    slots = {policy: throttle.slot_keys(f"api-{policy}", who, WINDOW_SECONDS)
-             for policy, who in _partitions(context).items()}
+    slots = {
+        policy: throttle.slot_keys(f"api-{policy}", who, WINDOW_SECONDS) for policy, who in _partitions(context).items()
+    }
     try:
         counts, value = _count(slots, check[0] if check else None)
     except redis.RedisError as error:

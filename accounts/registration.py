@@ -80,8 +80,7 @@ def _redirect_uris(metadata: dict) -> list[str]:
     if not redirect_uris:
         raise RegistrationError("invalid_redirect_uri", "redirect_uris is required.", "redirect_uris")
     if len(redirect_uris) > REDIRECT_URIS_MAX:
-        raise RegistrationError("invalid_redirect_uri", f"At most {REDIRECT_URIS_MAX} redirect_uris.",
-                                "redirect_uris")
+        raise RegistrationError("invalid_redirect_uri", f"At most {REDIRECT_URIS_MAX} redirect_uris.", "redirect_uris")
     for index, uri in enumerate(redirect_uris):
         if problem := redirect_uri_problem(uri):
             field = f"redirect_uris[{index}]"
@@ -98,20 +97,25 @@ def _checked_metadata(metadata) -> dict:
     redirect_uris = _redirect_uris(metadata)
     grant_types = _string_list(metadata, "grant_types", ["authorization_code"])
     if "authorization_code" not in grant_types or not set(grant_types) <= set(GRANT_TYPES):
-        raise RegistrationError("invalid_client_metadata", "grant_types may be authorization_code and refresh_token.",
-                                "grant_types")
+        raise RegistrationError(
+            "invalid_client_metadata", "grant_types may be authorization_code and refresh_token.", "grant_types"
+        )
     if _string_list(metadata, "response_types", list(RESPONSE_TYPES)) != list(RESPONSE_TYPES):
         raise RegistrationError("invalid_client_metadata", 'response_types must be ["code"].', "response_types")
     method = metadata.get("token_endpoint_auth_method", DEFAULT_TOKEN_ENDPOINT_AUTH_METHOD)
     if method not in TOKEN_ENDPOINT_AUTH_METHODS:
         raise RegistrationError(
-            "invalid_client_metadata", f"token_endpoint_auth_method may be {', '.join(TOKEN_ENDPOINT_AUTH_METHODS)}.",
-            "token_endpoint_auth_method")
+            "invalid_client_metadata",
+            f"token_endpoint_auth_method may be {', '.join(TOKEN_ENDPOINT_AUTH_METHODS)}.",
+            "token_endpoint_auth_method",
+        )
     name = metadata.get("client_name", "")
     if not isinstance(name, str) or len(name) > CLIENT_NAME_MAX:
         raise RegistrationError(
-            "invalid_client_metadata", f"client_name must be a string of at most {CLIENT_NAME_MAX} characters.",
-            "client_name")
+            "invalid_client_metadata",
+            f"client_name must be a string of at most {CLIENT_NAME_MAX} characters.",
+            "client_name",
+        )
     requested = metadata.get("scope")
     served = list(SCOPES)
     scopes = [s for s in requested.split() if s in served] if isinstance(requested, str) else []
@@ -131,7 +135,9 @@ def oauth_client_register(*, metadata) -> dict:
     public = checked["method"] == PUBLIC_CLIENT_AUTH_METHOD
     secret = generate_client_secret()
     application = OAuthApplication(
-        name=checked["name"].strip(), redirect_uris=" ".join(checked["redirect_uris"]), client_secret=secret,
+        name=checked["name"].strip(),
+        redirect_uris=" ".join(checked["redirect_uris"]),
+        client_secret=secret,
         client_type=OAuthApplication.CLIENT_PUBLIC if public else OAuthApplication.CLIENT_CONFIDENTIAL,
         authorization_grant_type=OAuthApplication.GRANT_AUTHORIZATION_CODE,
         registration_source=OAuthApplication.RegistrationSource.DCR,

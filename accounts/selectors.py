@@ -47,9 +47,13 @@ def owner_count(*, project: Project) -> int:
 
 def invitations_open(*, project: Project) -> QuerySet[Invitation]:
     """Invitations not yet accepted, revoked or expired, newest first."""
-    return (Invitation.objects.filter(project=project, accepted_at__isnull=True, revoked_at__isnull=True,
-                                      expires_at__gt=timezone.now())
-            .select_related("invited_by").order_by("-created_at"))
+    return (
+        Invitation.objects.filter(
+            project=project, accepted_at__isnull=True, revoked_at__isnull=True, expires_at__gt=timezone.now()
+        )
+        .select_related("invited_by")
+        .order_by("-created_at")
+    )
 
 
 def invitation_of_project(*, project: Project, pk: int) -> Invitation | None:
@@ -58,15 +62,22 @@ def invitation_of_project(*, project: Project, pk: int) -> Invitation | None:
 
 def invitation_by_token(*, token: str) -> Invitation | None:
     """An open invitation by its raw token; None for an unknown, used, revoked or expired one (all alike)."""
-    return (Invitation.objects.filter(token_hash=hash_key(token), accepted_at__isnull=True,
-                                      revoked_at__isnull=True, expires_at__gt=timezone.now())
-            .select_related("project", "invited_by").first())
+    return (
+        Invitation.objects.filter(
+            token_hash=hash_key(token), accepted_at__isnull=True, revoked_at__isnull=True, expires_at__gt=timezone.now()
+        )
+        .select_related("project", "invited_by")
+        .first()
+    )
 
 
 def api_keys_of_project(*, project: Project) -> QuerySet[ApiKey]:
     """The project's live keys, newest first (revoked keys are gone from the console)."""
-    return (ApiKey.objects.filter(project=project, revoked_at__isnull=True)
-            .select_related("created_by").order_by("-created_at", "-pk"))
+    return (
+        ApiKey.objects.filter(project=project, revoked_at__isnull=True)
+        .select_related("created_by")
+        .order_by("-created_at", "-pk")
+    )
 
 
 def api_key_of_project(*, project: Project, pk: int) -> ApiKey | None:
@@ -106,10 +117,10 @@ def project_overview(*, project: Project) -> dict:
         "end_users": EndUser.objects.filter(project=project).count(),
         "connections": project.connections.filter(revoked_at__isnull=True).count(),
         "active_end_users": EndUser.objects.filter(
-            project=project, last_active_at__gte=timezone.now() - timedelta(days=ACTIVE_DAYS)).count(),
+            project=project, last_active_at__gte=timezone.now() - timedelta(days=ACTIVE_DAYS)
+        ).count(),
     }
 
 
 def user_by_email(*, email: str) -> User | None:
     return User.objects.filter(email=email.strip().lower()).first()
-

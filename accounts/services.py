@@ -12,7 +12,16 @@ from django.utils.text import slugify
 
 from .connections import connection_revoke
 from .models import (
-    Access, ApiKey, EndUser, Invitation, Membership, Project, Role, SecretPolicy, User, touch,
+    Access,
+    ApiKey,
+    EndUser,
+    Invitation,
+    Membership,
+    Project,
+    Role,
+    SecretPolicy,
+    User,
+    touch,
 )
 from .permissions import can
 from .ratelimit import RATE_LIMIT_MAX
@@ -158,6 +167,7 @@ def project_delete(*, project: Project, confirmation: str) -> None:
 
 # --- Members and invitations ----------------------------------------------------------------------------
 
+
 def _may_touch_owner_role(actor_role: str) -> bool:
     return can(actor_role, "manage_owners")
 
@@ -196,8 +206,9 @@ def membership_remove(*, membership: Membership, actor_role: str) -> None:
 
 
 @transaction.atomic
-def invitation_create(*, project: Project, email: str, role: str, invited_by: User,
-                      actor_role: str) -> tuple[Invitation, str]:
+def invitation_create(
+    *, project: Project, email: str, role: str, invited_by: User, actor_role: str
+) -> tuple[Invitation, str]:
     """Invite `email` to the project with `role`. Returns (Invitation, raw token); only the token's hash is
     kept, so the link can be sent once and never shown again. A new invitation replaces an open one."""
     email = email.strip().lower()
@@ -208,11 +219,18 @@ def invitation_create(*, project: Project, email: str, role: str, invited_by: Us
     if Membership.objects.filter(project=project, user__email=email).exists():
         raise AccountsError(f"{email} is already a member of this project.")
     now = timezone.now()
-    Invitation.objects.filter(project=project, email=email, accepted_at__isnull=True,
-                              revoked_at__isnull=True).update(revoked_at=now)
+    Invitation.objects.filter(project=project, email=email, accepted_at__isnull=True, revoked_at__isnull=True).update(
+        revoked_at=now
+    )
     raw = secrets.token_urlsafe(SECRET_BYTES)
-    invitation = Invitation.objects.create(project=project, email=email, role=role, token_hash=hash_key(raw),
-                                           invited_by=invited_by, expires_at=now + timedelta(days=INVITATION_DAYS))
+    invitation = Invitation.objects.create(
+        project=project,
+        email=email,
+        role=role,
+        token_hash=hash_key(raw),
+        invited_by=invited_by,
+        expires_at=now + timedelta(days=INVITATION_DAYS),
+    )
     return invitation, raw
 
 
@@ -221,10 +239,13 @@ def invitation_send(*, invitation: Invitation, link: str) -> None:
     inviter = invitation.invited_by.email if invitation.invited_by else "Someone"
     send_mail(
         subject=f"Join {invitation.project.name} on twin memory",
-        message=(f"{inviter} invited you to the project {invitation.project.name} on twin memory as "
-                 f"{invitation.get_role_display()}.\n\nAccept: {link}\n\n"
-                 f"The link works once and for {INVITATION_DAYS} days. If you did not expect it, ignore this mail.\n"),
-        from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=[invitation.email],
+        message=(
+            f"{inviter} invited you to the project {invitation.project.name} on twin memory as "
+            f"{invitation.get_role_display()}.\n\nAccept: {link}\n\n"
+            f"The link works once and for {INVITATION_DAYS} days. If you did not expect it, ignore this mail.\n"
+        ),
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        recipient_list=[invitation.email],
     )
 
 
@@ -243,8 +264,9 @@ def invitation_accept(*, invitation: Invitation, user: User) -> Membership:
         raise AccountsError("This invitation has been used, withdrawn or has expired.")
     if user.email.lower() != invitation.email.lower():
         raise AccountsError(f"This invitation is for {invitation.email}. Log in with that email to accept it.")
-    membership, _ = Membership.objects.get_or_create(user=user, project=invitation.project,
-                                                     defaults={"role": invitation.role})
+    membership, _ = Membership.objects.get_or_create(
+        user=user, project=invitation.project, defaults={"role": invitation.role}
+    )
     invitation.accepted_at, invitation.accepted_by = timezone.now(), user
     invitation.save(update_fields=["accepted_at", "accepted_by"])
     return membership

@@ -18,8 +18,9 @@ def _who(request) -> tuple[str, str]:
 def sign_in_wait(request) -> int | None:
     """Seconds before this sign-in may be tried, when its account or its address is out of attempts."""
     email, address = _who(request)
-    return (throttle.used_up("signin-account", email, settings.LOGIN_FAILURES_PER_ACCOUNT, WINDOW)
-            or throttle.used_up("signin-address", address, settings.LOGIN_FAILURES_PER_ADDRESS, WINDOW))
+    return throttle.used_up("signin-account", email, settings.LOGIN_FAILURES_PER_ACCOUNT, WINDOW) or throttle.used_up(
+        "signin-address", address, settings.LOGIN_FAILURES_PER_ADDRESS, WINDOW
+    )
 
 
 def sign_in_failed(request) -> None:

@@ -28,8 +28,9 @@ def _key(token: str) -> str:
     return "signup:" + hashlib.sha256(token.encode()).hexdigest()
 
 
-def signup_request(*, email: str, password: str, project_name: str, next_url: str, link_for, login_url: str,
-                   reset_url: str) -> None:
+def signup_request(
+    *, email: str, password: str, project_name: str, next_url: str, link_for, login_url: str, reset_url: str
+) -> None:
     """Mail `email` the link that finishes signing up, or, when it has an account, a note saying so.
 
     `link_for(token)` is the absolute URL of the link; `login_url` and `reset_url` are where the note points.
@@ -40,21 +41,30 @@ def signup_request(*, email: str, password: str, project_name: str, next_url: st
     if User.objects.filter(email=email).exists():
         send_mail(
             subject="You already have a twin memory account",
-            message=(f"Someone, perhaps you, tried to sign up to twin memory as {email}. This email already has an "
-                     f"account: log in at {login_url}, or if you forgot its password, reset it at {reset_url}.\n\n"
-                     "If it was not you, ignore this mail: nothing changed."),
-            from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=[email],
+            message=(
+                f"Someone, perhaps you, tried to sign up to twin memory as {email}. This email already has an "
+                f"account: log in at {login_url}, or if you forgot its password, reset it at {reset_url}.\n\n"
+                "If it was not you, ignore this mail: nothing changed."
+            ),
+            from_email=settings.DEFAULT_FROM_EMAIL,
+            recipient_list=[email],
         )
         return
     token = secrets.token_urlsafe(32)
-    cache.set(_key(token), {"email": email, "password": hashed, "project_name": project_name,
-                            "next": next_url}, SIGNUP_LINK_SECONDS)
+    cache.set(
+        _key(token),
+        {"email": email, "password": hashed, "project_name": project_name, "next": next_url},
+        SIGNUP_LINK_SECONDS,
+    )
     send_mail(
         subject="Finish signing up to twin memory",
-        message=(f"Someone, perhaps you, signed up to twin memory as {email}. Follow this link to create the "
-                 f"account (it works once, for {SIGNUP_LINK_SECONDS // 3600} hours):\n{link_for(token)}\n\n"
-                 "If it was not you, ignore this mail: no account is created."),
-        from_email=settings.DEFAULT_FROM_EMAIL, recipient_list=[email],
+        message=(
+            f"Someone, perhaps you, signed up to twin memory as {email}. Follow this link to create the "
+            f"account (it works once, for {SIGNUP_LINK_SECONDS // 3600} hours):\n{link_for(token)}\n\n"
+            "If it was not you, ignore this mail: no account is created."
+        ),
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        recipient_list=[email],
     )
 
 

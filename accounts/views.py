@@ -49,5 +49,6 @@ def healthz(request):
     except Exception as exc:  # noqa: BLE001
         checks["redis"] = f"down: {exc.__class__.__name__}"
     ok = all(value == "ok" for value in checks.values())
-    return JsonResponse({"status": "ok" if ok else "down", **checks},
-                        status=HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE)
+    return JsonResponse(
+        {"status": "ok" if ok else "down", **checks}, status=HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE
+    )

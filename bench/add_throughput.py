@@ -42,9 +42,14 @@ IDLE_SEARCHES = 40
 POLL_SECONDS = 0.05
 SEARCH_PAUSE_SECONDS = 0.2  # between the searches made during the import: a user's pace, not a load test
 BASELINE_SAMPLE = 3_000  # texts the model alone embeds (every k-th of the read's): enough for a steady rate
-QUESTIONS = ["What did Caroline do at the support group?", "Where did Melanie go camping?",
-             "What does Caroline want to study?", "When did Melanie paint a sunrise?",
-             "What books does Melanie like?", "Who gave Caroline a necklace?"]
+QUESTIONS = [
+    "What did Caroline do at the support group?",
+    "Where did Melanie go camping?",
+    "What does Caroline want to study?",
+    "When did Melanie paint a sunrise?",
+    "What books does Melanie like?",
+    "Who gave Caroline a necklace?",
+]
 
 
 def free_port() -> int:
@@ -54,8 +59,12 @@ def free_port() -> int:
 
 
 def post(url: str, key: str, account: str, body: dict) -> dict:
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST", headers={
-        "Authorization": f"Bearer {key}", "X-Twin-Account": account, "Content-Type": "application/json"})
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"Authorization": f"Bearer {key}", "X-Twin-Account": account, "Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(request, timeout=120) as response:
         return json.loads(response.read())
 
@@ -97,15 +106,23 @@ def embedded_texts(title: str, text: str, author: str) -> list[str]:
 def read_texts(memory) -> list[str]:
     """The texts the read embedded for `memory`, from its passages."""
     with memory.scoped():
-        return [text for passage in memory.passages().order_by("thread_id", "seq")
-                for text in embedded_texts(passage.title, passage.text, passage.author)]
+        return [
+            text
+            for passage in memory.passages().order_by("thread_id", "seq")
+            for text in embedded_texts(passage.title, passage.text, passage.author)
+        ]
 
 
 def item_texts(items: list[dict]) -> list[str]:
     """The texts the read will embed for `items` (a message or note is one passage, stripped), before they
     are added."""
-    return [text for item in items for text in embedded_texts(
-        item.get("title") or "", item["text"].strip() or item["text"], item.get("author") or "")]
+    return [
+        text
+        for item in items
+        for text in embedded_texts(
+            item.get("title") or "", item["text"].strip() or item["text"], item.get("author") or ""
+        )
+    ]
 
 
 def model_alone(texts: list[str], threads: int) -> float:
@@ -150,13 +167,44 @@ def main():
 
     port, queue = free_port(), f"bench-{os.getpid()}"
     env = {**os.environ, "TWIN_QUEUE": queue}
-    web = subprocess.Popen([sys.executable, "-m", "gunicorn", "twin.wsgi", "--bind", f"127.0.0.1:{port}",
-                            "--workers", "2", "--threads", "4"], cwd=ROOT, env=env,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "twin", "worker", "-Q", queue,
-                               "--concurrency", "2", "--loglevel", "warning"], cwd=ROOT,
-                              env={**env, "TWIN_PROCESS": "worker"},  # its settings, as `make run` names it
-                              stderr=subprocess.DEVNULL, start_new_session=True)  # as systemd or `make run`
+    web = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "twin.wsgi",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            "2",
+            "--threads",
+            "4",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "twin",
+            "worker",
+            "-Q",
+            queue,
+            "--concurrency",
+            "2",
+            "--loglevel",
+            "warning",
+        ],
+        cwd=ROOT,
+        env={**env, "TWIN_PROCESS": "worker"},  # its settings, as `make run` names it
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )  # as systemd or `make run`
     base = f"http://127.0.0.1:{port}"
 
     def wait_until_read(whose: str, count: int) -> None:
@@ -185,8 +233,9 @@ def main():
             except OSError:
                 time.sleep(0.2)
         time.sleep(3)  # let the worker finish starting
-        wait_seconds, answer = timed(lambda: post(f"{base}/v1/memory/add", key, searched,
-                                                  {"items": wait_items, "wait": True}))
+        wait_seconds, answer = timed(
+            lambda: post(f"{base}/v1/memory/add", key, searched, {"items": wait_items, "wait": True})
+        )
         wait_searchable = answer["searchable"]
         wait_until_read(searched, len(wait_items))  # before the import, so it reads nothing of this call's
         for question in QUESTIONS:
@@ -220,9 +269,17 @@ def main():
         notes, unread_notes = [], 0
         for n in range(args.notes):
             time.sleep(0.5)
-            seconds, answer = timed(lambda n=n: post(f"{base}/v1/memory/add", key, searched, {
-                "items": [{"kind": "note", "text": f"Bench note {n}: Caroline's bike is blue, number {n}."}],
-                "wait": True}))
+            seconds, answer = timed(
+                lambda n=n: post(
+                    f"{base}/v1/memory/add",
+                    key,
+                    searched,
+                    {
+                        "items": [{"kind": "note", "text": f"Bench note {n}: Caroline's bike is blue, number {n}."}],
+                        "wait": True,
+                    },
+                )
+            )
             notes.append(seconds)
             unread_notes += not answer["searchable"]
     finally:
@@ -239,26 +296,38 @@ def main():
     read_rate = len(texts) / searchable
 
     ms = 1000
-    print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; worker niceness "
-          f"{settings.READ_WORKER_NICENESS}, model threads per worker process {settings.READ_MODEL_THREADS}")
-    print(f"items: {len(items)} in batches of {args.batch}; texts the read embedded: {len(texts)} "
-          f"({len(texts) / len(items):.1f} per item)")
+    print(
+        f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; worker niceness "
+        f"{settings.READ_WORKER_NICENESS}, model threads per worker process {settings.READ_MODEL_THREADS}"
+    )
+    print(
+        f"items: {len(items)} in batches of {args.batch}; texts the read embedded: {len(texts)} "
+        f"({len(texts) / len(items):.1f} per item)"
+    )
     print(f"add rate (stored, HTTP):             {len(items) / added:8.0f} items/s")
     print(f"time until all searchable:           {searchable:8.1f} s")
     print(f"  {cpu}")
     print(f"read rate, end to end:               {len(items) / searchable:8.1f} items/s")
     print(f"read's texts embedded per second:    {read_rate:8.0f} texts/s")
-    print(f"model alone, {os.cpu_count()} threads, same texts: {alone:8.0f} texts/s  "
-          f"(before the import {alone_before:.0f}, at the end {alone_after:.0f})")
+    print(
+        f"model alone, {os.cpu_count()} threads, same texts: {alone:8.0f} texts/s  "
+        f"(before the import {alone_before:.0f}, at the end {alone_after:.0f})"
+    )
     print(f"ratio read / model alone:            {read_rate / alone:8.2f}")
     print(f"wait: true on {WAIT_CALL_ITEMS} turns:             {wait_seconds:8.1f} s, searchable: {wait_searchable}")
-    print(f"one note, wait: true, idle:          p50 {percentile(notes, 0.5):.2f} s  p95 {percentile(notes, 0.95):.2f} s"
-          f"  ({len(notes)} notes, {unread_notes} not searchable)")
-    print(f"search idle:                         p50 {statistics.median(idle) * ms:.0f} ms  "
-          f"p95 {percentile(idle, 0.95) * ms:.0f} ms  ({len(idle)})")
+    print(
+        f"one note, wait: true, idle:          p50 {percentile(notes, 0.5):.2f} s  p95 {percentile(notes, 0.95):.2f} s"
+        f"  ({len(notes)} notes, {unread_notes} not searchable)"
+    )
+    print(
+        f"search idle:                         p50 {statistics.median(idle) * ms:.0f} ms  "
+        f"p95 {percentile(idle, 0.95) * ms:.0f} ms  ({len(idle)})"
+    )
     print(f"time until all searchable, searched: {searchable_searched:8.1f} s")
-    print(f"search during the import:            p50 {statistics.median(busy) * ms:.0f} ms  "
-          f"p95 {percentile(busy, 0.95) * ms:.0f} ms  ({len(busy)})")
+    print(
+        f"search during the import:            p50 {statistics.median(busy) * ms:.0f} ms  "
+        f"p95 {percentile(busy, 0.95) * ms:.0f} ms  ({len(busy)})"
+    )
     print(f"search p95 during import / idle:     {percentile(busy, 0.95) / percentile(idle, 0.95):8.2f}")
 
 

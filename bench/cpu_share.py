@@ -8,8 +8,13 @@ from pathlib import Path
 
 TICKS = os.sysconf("SC_CLK_TCK")
 # The first of these words found in a process's command line names its kind.
-KINDS = (("postgres", "postgres"), ("gunicorn", "web"), ("celery", "worker"), ("memory.model_process", "worker"),
-         ("redis", "redis"))
+KINDS = (
+    ("postgres", "postgres"),
+    ("gunicorn", "web"),
+    ("celery", "worker"),
+    ("memory.model_process", "worker"),
+    ("redis", "redis"),
+)
 
 
 def _kind(pid: str) -> str:
@@ -63,7 +68,8 @@ def _machine() -> dict[str, tuple[str, float]]:
     backend lives as long as its connection, which a worker's task may close: counted here, not always under
     "postgres"."""
     user, nice, system, _idle, _iowait, irq, softirq, steal = (
-        int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9])
+        int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]
+    )
     return {MACHINE: (MACHINE, (user + nice + system + irq + softirq) / TICKS), STOLEN: (STOLEN, steal / TICKS)}
 
 
@@ -77,6 +83,8 @@ def describe(used: Counter, wall_seconds: float) -> str:
     def share(seconds: float) -> str:
         return f"{seconds / (wall_seconds * cores):.0%}"
 
-    return (f"CPU seconds: {', '.join(parts)}; {share(sum(kinds.values()))} of {cores} cores over "
-            f"{wall_seconds:.1f} s (by the machine's counters: {used[MACHINE]:.1f} s, {share(used[MACHINE])}; "
-            f"stolen by the host {used[STOLEN]:.1f} s, {share(used[STOLEN])})")
+    return (
+        f"CPU seconds: {', '.join(parts)}; {share(sum(kinds.values()))} of {cores} cores over "
+        f"{wall_seconds:.1f} s (by the machine's counters: {used[MACHINE]:.1f} s, {share(used[MACHINE])}; "
+        f"stolen by the host {used[STOLEN]:.1f} s, {share(used[STOLEN])})"
+    )

@@ -63,17 +63,36 @@ def fill(end_user, count: int) -> None:
     for first in range(0, count, FILL_BATCH):
         with scoped(end_user.project_id, end_user.pk):
             items = Item.objects.bulk_create(
-                Item(end_user=end_user, external_id=f"n{n}", kind="note", at=start + timedelta(minutes=n),
-                     version=2 if n % EDITED_EVERY == 0 else 1,
-                     text=f"Note {n}: " + " ".join(WORDS[(n + k) % len(WORDS)] for k in range(30)))
-                for n in range(first, min(first + FILL_BATCH, count)))
-            ItemVersion.objects.bulk_create(ItemVersion(item=item, version=1, text="An earlier text.",
-                                                        fields={"kind": "note"})
-                                            for item in items if item.version == 2)
+                Item(
+                    end_user=end_user,
+                    external_id=f"n{n}",
+                    kind="note",
+                    at=start + timedelta(minutes=n),
+                    version=2 if n % EDITED_EVERY == 0 else 1,
+                    text=f"Note {n}: " + " ".join(WORDS[(n + k) % len(WORDS)] for k in range(30)),
+                )
+                for n in range(first, min(first + FILL_BATCH, count))
+            )
+            ItemVersion.objects.bulk_create(
+                ItemVersion(item=item, version=1, text="An earlier text.", fields={"kind": "note"})
+                for item in items
+                if item.version == 2
+            )
             Fact.objects.bulk_create(
-                Fact(end_user=end_user, item=item, subject="Alice", subject_key="alice", attribute="likes",
-                     value=WORDS[(item.pk + k) % len(WORDS)], valid_from=item.at, stated_at=item.at, source_seq=1)
-                for item in items for k in range(FACTS_PER_ITEM))
+                Fact(
+                    end_user=end_user,
+                    item=item,
+                    subject="Alice",
+                    subject_key="alice",
+                    attribute="likes",
+                    value=WORDS[(item.pk + k) % len(WORDS)],
+                    valid_from=item.at,
+                    stated_at=item.at,
+                    source_seq=1,
+                )
+                for item in items
+                for k in range(FACTS_PER_ITEM)
+            )
         print(f"\rfilled {min(first + FILL_BATCH, count):,}/{count:,}", end="", file=sys.stderr)
     print(file=sys.stderr)
 
@@ -134,28 +153,35 @@ def main():
         path, small_path = f"{folder}/big.jsonl", f"{folder}/small.jsonl"
         seconds = export_to(big, path)
         size = os.path.getsize(path)
-        print(f"export {args.items:,} items: {seconds:.1f} s ({args.items / seconds:,.0f} items/s), "
-              f"{size / 1e6:,.1f} MB")
+        print(
+            f"export {args.items:,} items: {seconds:.1f} s ({args.items / seconds:,.0f} items/s), {size / 1e6:,.1f} MB"
+        )
         with open(path, "rb") as file:
             started = time.perf_counter()
             size = imports.check_file(file, project_id=project.pk)
             print(f"check {size.items:,} items: {time.perf_counter() - started:.1f} s")
         export_to(small, small_path)
-        for label, memory, file_path, count in (("small", small, small_path, small_count),
-                                                ("big", big, path, args.items)):
+        for label, memory, file_path, count in (
+            ("small", small, small_path, small_count),
+            ("big", big, path, args.items),
+        ):
             exported = traced(lambda: export_to(memory, file_path))
             with open(file_path, "rb") as file:
                 checked = traced(lambda: imports.check_file(file, project_id=project.pk))
-            print(f"peak Python allocations at {count:,} items: export {exported / 1e6:.1f} MB, "
-                  f"check {checked / 1e6:.1f} MB")
+            print(
+                f"peak Python allocations at {count:,} items: export {exported / 1e6:.1f} MB, "
+                f"check {checked / 1e6:.1f} MB"
+            )
         if not args.no_store:
             target = Memory(end_user_get_or_create(project=project, external_id=f"imported_{os.getpid()}"))
             with open(path, "rb") as file:
                 started = time.perf_counter()
                 answer = imports.store_file(memory=target, file=file, size=size)
                 seconds = time.perf_counter() - started
-            print(f"store {answer['items']:,} items ({answer['versions']:,} versions, {answer['facts']:,} facts): "
-                  f"{seconds:.1f} s ({answer['items'] / seconds:,.0f} items/s)")
+            print(
+                f"store {answer['items']:,} items ({answer['versions']:,} versions, {answer['facts']:,} facts): "
+                f"{seconds:.1f} s ({answer['items'] / seconds:,.0f} items/s)"
+            )
             with target.scoped():
                 target.end_user.delete()
             redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(QUEUE)

@@ -84,9 +84,17 @@ def bench_cases(show_errors: bool) -> None:
         unmatched = list(got)
         split = by_split[row.get("split", "dev")]
         for gold in row["facts"]:
-            found = next((f for f in unmatched if f.subject.lower() == gold["subject"].lower()
-                          and f.attribute == gold["attribute"] and f.ended == bool(gold.get("ended"))
-                          and value_match(gold["value"], f.value)), None)
+            found = next(
+                (
+                    f
+                    for f in unmatched
+                    if f.subject.lower() == gold["subject"].lower()
+                    and f.attribute == gold["attribute"]
+                    and f.ended == bool(gold.get("ended"))
+                    and value_match(gold["value"], f.value)
+                ),
+                None,
+            )
             if found is None:
                 fn[gold["attribute"]] += 1
                 split["fn"] += 1
@@ -105,11 +113,14 @@ def bench_cases(show_errors: bool) -> None:
         for f in unmatched:
             fp[f.attribute] += 1
             split["fp"] += 1
-            errors.append(f"WRONG {row['text']!r}: {f.subject} {f.attribute}={f.value!r}"
-                          f"{' (ended)' if f.ended else ''}")
+            errors.append(
+                f"WRONG {row['text']!r}: {f.subject} {f.attribute}={f.value!r}{' (ended)' if f.ended else ''}"
+            )
 
-    print(f"### Hand-labelled set ({len(rows)} statements, {sum(len(r['facts']) for r in rows)} gold facts,"
-          f" {negatives} that must yield nothing)\n")
+    print(
+        f"### Hand-labelled set ({len(rows)} statements, {sum(len(r['facts']) for r in rows)} gold facts,"
+        f" {negatives} that must yield nothing)\n"
+    )
     print("| attribute | gold | extracted | precision | recall | F1 |")
     print("|---|---:|---:|---:|---:|---:|")
     for attr in [a for a in ATTRIBUTES if tp[a] + fp[a] + fn[a]]:
@@ -123,9 +134,11 @@ def bench_cases(show_errors: bool) -> None:
         label = "written before and tuned against" if name == "dev" else "written after the rules were frozen"
         print(f"- {name} ({label}): precision {p:.2f}, recall {r:.2f}, F1 {f1:.2f}")
     print()
-    print(f"Statements that must yield nothing but yielded a fact: {negatives_hit} of {negatives}. "
-          f"Dates exactly right on matched facts with a gold date: {dates_right} of {dates_total}. "
-          f"Speed: {1000 * elapsed / sentences:.3f} ms per statement.\n")
+    print(
+        f"Statements that must yield nothing but yielded a fact: {negatives_hit} of {negatives}. "
+        f"Dates exactly right on matched facts with a gold date: {dates_right} of {dates_total}. "
+        f"Speed: {1000 * elapsed / sentences:.3f} ms per statement.\n"
+    )
     if show_errors:
         print("\n".join(errors) + "\n")
 
@@ -138,8 +151,11 @@ FAMILIES = {
     "employer": r"\b(?:works? (?:at|for)|job at|employed|hired|lost (?:his|her|their) job|quit (?:his|her) job)\b",
     "job_title": r"\b(?:works? as|promoted|is an? (?:\w+ ){0,2}(?:" + "|".join(JOB_HEADS) + r"))\b",
     "school": r"\b(?:studies|studying|university|college|graduat\w+)\b",
-    "pet": r"\b(?:has|have|adopted|got) (?:a |an |two |three )?(?:\w+ )?(?:" + _PET + r")s?\b|\b(?:"
-           + _PET + r")s? named\b",
+    "pet": r"\b(?:has|have|adopted|got) (?:a |an |two |three )?(?:\w+ )?(?:"
+    + _PET
+    + r")s?\b|\b(?:"
+    + _PET
+    + r")s? named\b",
     "spouse": r"\b(?:husband|wife|married)\b",
     "partner": r"\b(?:boyfriend|girlfriend|partner|engaged)\b",
     "child": r"\b(?:kids|children|son|daughter)\b",
@@ -162,8 +178,9 @@ def _stems(text: str) -> set[str]:
 
 def bench_locomo(show_errors: bool) -> None:
     items = [json.loads(line) for line in (LOCOMO / "items.jsonl").read_text().splitlines() if line.strip()]
-    observations = [json.loads(line) for line in (LOCOMO / "observations.jsonl").read_text().splitlines()
-                    if line.strip()]
+    observations = [
+        json.loads(line) for line in (LOCOMO / "observations.jsonl").read_text().splitlines() if line.strip()
+    ]
     by_turn: dict[str, list[dict]] = defaultdict(list)
     for obs in observations:
         for turn in obs["evidence_ids"]:
@@ -172,8 +189,9 @@ def bench_locomo(show_errors: bool) -> None:
     started = time.perf_counter()
     for row in items:
         item = row["item"]
-        facts_by_turn[item["id"]] = extract(item["text"], author=item.get("author"),
-                                            at=datetime.fromisoformat(item["at"]), end_user=row["end_user"])
+        facts_by_turn[item["id"]] = extract(
+            item["text"], author=item.get("author"), at=datetime.fromisoformat(item["at"]), end_user=row["end_user"]
+        )
     elapsed = time.perf_counter() - started
 
     supported, extracted = Counter(), Counter()
@@ -183,8 +201,11 @@ def bench_locomo(show_errors: bool) -> None:
         for f in facts:
             extracted[f.attribute] += 1
             value = _stems(f.value.split(" (")[0]) or {f.value.lower()}
-            ok = any((o["speaker"].lower() == f.subject.lower() or f.subject.lower() in o["observation"].lower())
-                     and value <= _stems(o["observation"]) for o in by_turn.get(turn, []))
+            ok = any(
+                (o["speaker"].lower() == f.subject.lower() or f.subject.lower() in o["observation"].lower())
+                and value <= _stems(o["observation"])
+                for o in by_turn.get(turn, [])
+            )
             supported[f.attribute] += ok
             if not ok:
                 unsupported.append(f"{f.subject} {f.attribute}={f.value!r} <- {text_of[turn][:140]!r}")
@@ -194,14 +215,21 @@ def bench_locomo(show_errors: bool) -> None:
         for attr, rx in FAMILIES.items():
             if re.search(rx, obs["observation"], re.I):
                 classified[attr] += 1
-                covered[attr] += any(f.attribute == attr and f.subject.lower() == obs["speaker"].lower()
-                                     for turn in obs["evidence_ids"] for f in facts_by_turn.get(turn, []))
+                covered[attr] += any(
+                    f.attribute == attr and f.subject.lower() == obs["speaker"].lower()
+                    for turn in obs["evidence_ids"]
+                    for f in facts_by_turn.get(turn, [])
+                )
 
     n_facts = sum(extracted.values())
-    print(f"### LoCoMo dev proxy ({len(items)} turns, {len(observations)} observations, {n_facts} facts "
-          f"extracted, {1000 * elapsed / len(items):.3f} ms per turn)\n")
-    print("| attribute | facts extracted | supported by an observation (precision proxy) | observations of "
-          "the family | covered (recall proxy) |")
+    print(
+        f"### LoCoMo dev proxy ({len(items)} turns, {len(observations)} observations, {n_facts} facts "
+        f"extracted, {1000 * elapsed / len(items):.3f} ms per turn)\n"
+    )
+    print(
+        "| attribute | facts extracted | supported by an observation (precision proxy) | observations of "
+        "the family | covered (recall proxy) |"
+    )
     print("|---|---:|---:|---:|---:|")
     for attr in [a for a in ATTRIBUTES if extracted[a] or classified[a]]:
         sup = f"{supported[attr]} ({supported[attr] / extracted[attr]:.2f})" if extracted[attr] else "-"

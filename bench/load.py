@@ -80,8 +80,14 @@ def make_clients(count: int, default_limits: bool) -> list[dict]:
         limit = None if default_limits else RATE_LIMIT_MAX
         project_set_rate_limits(project=project, per_credential=limit, per_end_user=limit)
     run = secrets.token_hex(3)
-    return [{"key": api_key_create(project=projects[i % 2], access="write", name=f"load {run} {i}")[1],
-             "account": f"user-{run}-{i // 2}", "word": f"sw{secrets.token_hex(5)}"} for i in range(count)]
+    return [
+        {
+            "key": api_key_create(project=projects[i % 2], access="write", name=f"load {run} {i}")[1],
+            "account": f"user-{run}-{i // 2}",
+            "word": f"sw{secrets.token_hex(5)}",
+        }
+        for i in range(count)
+    ]
 
 
 def free_port() -> int:
@@ -96,11 +102,29 @@ def start_stack(logs: Path) -> tuple[str, list[subprocess.Popen]]:
     env = {**os.environ, "TWIN_QUEUE": tag, "TWIN_CACHE_PREFIX": tag}
     web = [sys.executable, "-m", "gunicorn", "twin.wsgi", "--bind", f"127.0.0.1:{port}"]
     web += ["-c", "gunicorn.conf.py"] if (ROOT / "gunicorn.conf.py").exists() else ["--workers", "2", "--threads", "8"]
-    worker = [sys.executable, "-m", "celery", "-A", "twin", "worker", "-B", "--loglevel", "info",
-              "--schedule", str(logs / "celerybeat-schedule")]
-    processes = [subprocess.Popen(command, cwd=ROOT, env={**env, "TWIN_PROCESS": kind},
-                                  stdout=(logs / f"{kind}.log").open("w"), stderr=subprocess.STDOUT)
-                 for kind, command in (("web", web), ("worker", worker))]
+    worker = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "twin",
+        "worker",
+        "-B",
+        "--loglevel",
+        "info",
+        "--schedule",
+        str(logs / "celerybeat-schedule"),
+    ]
+    processes = [
+        subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env={**env, "TWIN_PROCESS": kind},
+            stdout=(logs / f"{kind}.log").open("w"),
+            stderr=subprocess.STDOUT,
+        )
+        for kind, command in (("web", web), ("worker", worker))
+    ]
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + START_SECONDS
     while True:
@@ -137,8 +161,11 @@ async def run_client(client: McpClient, note_id: str, deadline: float):
         question = {"query": "What is my secret word?"}
         await client.call("memory_search", "memory_search", question)
         await client.call("memory_grep", "memory_grep", {"pattern": "secret word", "limit": 10})
-        extra = {"text": f"Round {rounds}: I said my secret word, {client.word}, again.", "kind": "message",
-                 "session": note_id}
+        extra = {
+            "text": f"Round {rounds}: I said my secret word, {client.word}, again.",
+            "kind": "message",
+            "session": note_id,
+        }
         if rounds % WAIT_EVERY:
             await client.call("memory_add", "memory_add", {"items": [extra]})
         else:
@@ -173,9 +200,11 @@ def report(count: int, tally: Tally, started: float, deadline: float) -> float:
     in_window = sum(answered <= deadline for answered in tally.answered_at)
     errors, window = sum(tally.errors.values()), deadline - started
     drain = max(tally.answered_at, default=deadline) - deadline
-    print(f"\n{count} clients, {window:.1f} s: {in_window} calls in it, {in_window / window:.1f} calls/s "
-          f"({calls - in_window} more in the {max(drain, 0):.1f} s drain), {errors} errors, "
-          f"{tally.leaks} leaks{' (' + tally.leak_example + ')' if tally.leaks else ''}")
+    print(
+        f"\n{count} clients, {window:.1f} s: {in_window} calls in it, {in_window / window:.1f} calls/s "
+        f"({calls - in_window} more in the {max(drain, 0):.1f} s drain), {errors} errors, "
+        f"{tally.leaks} leaks{' (' + tally.leak_example + ')' if tally.leaks else ''}"
+    )
     print(f"  {'tool':<20}{'calls':>7}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'p99/p50':>9}")
     for label in sorted(tally.latencies):
         ms = [v * 1000 for v in tally.latencies[label]]
@@ -221,9 +250,11 @@ async def paired(base: str, client: dict, pairs: int) -> None:
     await mcp.close()
     await http.close()
     print(f"\nPaired, 1 client, {pairs} pairs of memory_grep (MCP and /v1/memory/grep, alternating):")
-    print(f"  MCP p50 {statistics.median(times['mcp']) * 1000:.2f} ms, HTTP route p50 "
-          f"{statistics.median(times['http']) * 1000:.2f} ms, median of paired differences "
-          f"{statistics.median(differences):+.2f} ms")
+    print(
+        f"  MCP p50 {statistics.median(times['mcp']) * 1000:.2f} ms, HTTP route p50 "
+        f"{statistics.median(times['http']) * 1000:.2f} ms, median of paired differences "
+        f"{statistics.median(differences):+.2f} ms"
+    )
 
 
 def main():
@@ -248,8 +279,10 @@ def main():
     clients = make_clients(max(counts + [WARM_UP["clients"]]), args.default_limits)
     logs = Path(tempfile.mkdtemp(prefix="twin-load-"))
     base, processes = (args.url.rstrip("/"), []) if args.url else start_stack(logs)
-    print(f"twin memory load benchmark: {base}, {os.cpu_count()} cores, phases {counts}, {args.seconds:.0f} s "
-          f"each; rate limits {'default' if args.default_limits else 'raised'} (logs: {logs})")
+    print(
+        f"twin memory load benchmark: {base}, {os.cpu_count()} cores, phases {counts}, {args.seconds:.0f} s "
+        f"each; rate limits {'default' if args.default_limits else 'raised'} (logs: {logs})"
+    )
     try:
         asyncio.run(phase(base, clients, WARM_UP["clients"], WARM_UP["seconds"]))
         throughput = {n: report(n, *asyncio.run(phase(base, clients, n, args.seconds))) for n in counts}
@@ -259,8 +292,10 @@ def main():
         stop(processes)
     smaller = [throughput[n] for n in counts if n < max(counts)]
     if smaller:
-        print(f"\nThroughput at {max(counts)} clients / the best of {', '.join(str(n) for n in counts[:-1])}: "
-              f"{throughput[max(counts)] / max(smaller):.2f}")
+        print(
+            f"\nThroughput at {max(counts)} clients / the best of {', '.join(str(n) for n in counts[:-1])}: "
+            f"{throughput[max(counts)] / max(smaller):.2f}"
+        )
 
 
 if __name__ == "__main__":

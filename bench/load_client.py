@@ -52,9 +52,14 @@ class Http:
     async def _exchange(self, path: str, payload: bytes, headers: dict) -> tuple[int, dict, bytes]:
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
-        lines = [f"POST {path} HTTP/1.1", f"Host: {self.host}:{self.port}", "Content-Type: application/json",
-                 "Accept: application/json, text/event-stream", f"Content-Length: {len(payload)}",
-                 *(f"{name}: {value}" for name, value in headers.items())]
+        lines = [
+            f"POST {path} HTTP/1.1",
+            f"Host: {self.host}:{self.port}",
+            "Content-Type: application/json",
+            "Accept: application/json, text/event-stream",
+            f"Content-Length: {len(payload)}",
+            *(f"{name}: {value}" for name, value in headers.items()),
+        ]
         self.writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + payload)
         await self.writer.drain()
         status_line = await self.reader.readuntil(b"\r\n")
@@ -102,22 +107,32 @@ class McpClient:
 
     def __init__(self, base_url: str, key: str, account: str, word: str, tally: Tally):
         self.http, self.word, self.tally = Http(base_url), word, tally
-        self.headers = {"Authorization": f"Bearer {key}", "X-Twin-Account": account,
-                        "MCP-Protocol-Version": PROTOCOL_VERSION}
+        self.headers = {
+            "Authorization": f"Bearer {key}",
+            "X-Twin-Account": account,
+            "MCP-Protocol-Version": PROTOCOL_VERSION,
+        }
         self.ids = 0
 
     async def rpc(self, method: str, params: dict) -> tuple[int, dict]:
         self.ids += 1
-        status, _, body = await self.http.post("/v1/mcp", {"jsonrpc": "2.0", "id": self.ids, "method": method,
-                                                           "params": params}, self.headers)
+        status, _, body = await self.http.post(
+            "/v1/mcp", {"jsonrpc": "2.0", "id": self.ids, "method": method, "params": params}, self.headers
+        )
         try:
             return status, json.loads(body)
         except ValueError:  # not JSON-RPC at all (a proxy's or the server's own error page)
             return status, {"error": {"code": None}}
 
     async def initialize(self):
-        await self.rpc("initialize", {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
-                                      "clientInfo": {"name": "twin-load-bench", "version": "1"}})
+        await self.rpc(
+            "initialize",
+            {
+                "protocolVersion": PROTOCOL_VERSION,
+                "capabilities": {},
+                "clientInfo": {"name": "twin-load-bench", "version": "1"},
+            },
+        )
 
     async def call(self, label: str, tool: str, arguments: dict) -> dict | None:
         """tools/call, timed under `label`; the answer's JSON, or None when it failed (counted by kind)."""

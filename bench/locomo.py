@@ -79,8 +79,10 @@ def bm25_rankings(rows, queries) -> dict[str, list[list[str]]]:
     out = {}
     for user, items in by_user.items():
         retriever = bm25s.BM25()
-        retriever.index(bm25s.tokenize([i["text"] for i in items], stopwords="en", stemmer=stemmer, show_progress=False),
-                        show_progress=False)
+        retriever.index(
+            bm25s.tokenize([i["text"] for i in items], stopwords="en", stemmer=stemmer, show_progress=False),
+            show_progress=False,
+        )
         mine = [q for q in queries if q["end_user"] == user]
         tokens = bm25s.tokenize([q["question"] for q in mine], stopwords="en", stemmer=stemmer, show_progress=False)
         found, _ = retriever.retrieve(tokens, k=10, show_progress=False)
@@ -96,8 +98,12 @@ def scored(rankings: dict[str, list[list[str]]], asked, session_of: dict[str, st
         hits = rankings[q["id"]]
         evidence = set(q["evidence_ids"])
         threads = [session_of.get(hit[0], "") if hit else "" for hit in hits]
-        rows.append({"category": q["category"],
-                     **metrics.question_figures(hits, evidence, threads, {session_of[e] for e in evidence})})
+        rows.append(
+            {
+                "category": q["category"],
+                **metrics.question_figures(hits, evidence, threads, {session_of[e] for e in evidence}),
+            }
+        )
     return rows
 
 
@@ -129,10 +135,15 @@ def main():
 
     def client_for(user):
         def call(tool, body):
-            response = http.post(f"/v1/memory/{tool}", json.dumps(body), content_type="application/json",
-                                 headers={"Authorization": f"Bearer {key}", "X-Twin-Account": user})
+            response = http.post(
+                f"/v1/memory/{tool}",
+                json.dumps(body),
+                content_type="application/json",
+                headers={"Authorization": f"Bearer {key}", "X-Twin-Account": user},
+            )
             assert response.status_code == 200, response.content[:300]
             return response.json()
+
         return call
 
     rows = items()
@@ -163,16 +174,22 @@ def main():
 
     without_day, times = ours(with_day=False)
     with_day, _ = ours(with_day=True)
-    results = {"twin memory, without the day": scored(without_day, asked, session_of),
-               "twin memory, with the day": scored(with_day, asked, session_of),
-               "BM25 (bm25s)": scored(bm25_rankings(rows, asked), asked, session_of)}
+    results = {
+        "twin memory, without the day": scored(without_day, asked, session_of),
+        "twin memory, with the day": scored(with_day, asked, session_of),
+        "BM25 (bm25s)": scored(bm25_rankings(rows, asked), asked, session_of),
+    }
     print("Held out: each conversation ranked with the weights fitted on the other four (bench/tune.py).\n")
     table(results)
     overall = {method: metrics.by_category(r)["all"]["recall@10"][0] for method, r in results.items()}
-    print(f"\nrecall@10 ratio to BM25 in the same run: {overall['twin memory, without the day'] / overall['BM25 (bm25s)']:.2f}"
-          f" without the day, {overall['twin memory, with the day'] / overall['BM25 (bm25s)']:.2f} with it")
+    print(
+        f"\nrecall@10 ratio to BM25 in the same run: {overall['twin memory, without the day'] / overall['BM25 (bm25s)']:.2f}"
+        f" without the day, {overall['twin memory, with the day'] / overall['BM25 (bm25s)']:.2f} with it"
+    )
     t = np.array(times) * 1000
-    print(f"search through the HTTP route, in-process: p50 {np.percentile(t, 50):.1f} ms, p95 {np.percentile(t, 95):.1f} ms")
+    print(
+        f"search through the HTTP route, in-process: p50 {np.percentile(t, 50):.1f} ms, p95 {np.percentile(t, 95):.1f} ms"
+    )
     if args.ablate:
         headline = overall["twin memory, without the day"]
         print("\n| feature left out (refitted, held out, offline) | recall@10 (1-4) | change |")
@@ -180,8 +197,13 @@ def main():
         for j, feature in enumerate(names):
             kept = data.features[:, :, j].copy()
             data.features[:, :, j] = 0.0
-            r10 = np.mean([r["recall@10"] for r in tune.held_out(data, tune.leave_one_out(data, names), names)
-                           if r["category"] in metrics.CATEGORIES])
+            r10 = np.mean(
+                [
+                    r["recall@10"]
+                    for r in tune.held_out(data, tune.leave_one_out(data, names), names)
+                    if r["category"] in metrics.CATEGORIES
+                ]
+            )
             data.features[:, :, j] = kept
             print(f"| {feature} | {r10:.3f} | {r10 - headline:+.3f} |")
 

@@ -4,9 +4,14 @@ import json
 from pathlib import Path
 
 # ../shared/bench beside the project; a worktree under wt/ finds it one level further up.
-DATA = next((folder / "shared" / "bench" / "locomo-dev" for folder in Path(__file__).resolve().parents
-             if (folder / "shared" / "bench" / "locomo-dev").is_dir()),
-            Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "locomo-dev")
+DATA = next(
+    (
+        folder / "shared" / "bench" / "locomo-dev"
+        for folder in Path(__file__).resolve().parents
+        if (folder / "shared" / "bench" / "locomo-dev").is_dir()
+    ),
+    Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "locomo-dev",
+)
 
 
 def items() -> list[dict]:

@@ -29,15 +29,21 @@ def session_any_at(threads: list[str], evidence_threads: set[str], k: int) -> fl
     return float(any(thread in evidence_threads for thread in distinct))
 
 
-def question_figures(hits: list[list[str]], evidence: set[str], threads: list[str],
-                     evidence_threads: set[str]) -> dict[str, float]:
-    return {"recall@1": recall_at(hits, evidence, 1), "recall@5": recall_at(hits, evidence, 5),
-            "recall@10": recall_at(hits, evidence, 10), "any@10": any_at(hits, evidence, 10),
-            "session any@10": session_any_at(threads, evidence_threads, 10)}
+def question_figures(
+    hits: list[list[str]], evidence: set[str], threads: list[str], evidence_threads: set[str]
+) -> dict[str, float]:
+    return {
+        "recall@1": recall_at(hits, evidence, 1),
+        "recall@5": recall_at(hits, evidence, 5),
+        "recall@10": recall_at(hits, evidence, 10),
+        "any@10": any_at(hits, evidence, 10),
+        "session any@10": session_any_at(threads, evidence_threads, 10),
+    }
 
 
-def bootstrap_interval(values, *, level: float = 0.95, resamples: int = BOOTSTRAP_RESAMPLES,
-                       seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
+def bootstrap_interval(
+    values, *, level: float = 0.95, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
+) -> tuple[float, float]:
     """The percentile bootstrap interval of the mean of `values` (questions resampled with replacement, a
     fixed seed: the same values give the same interval)."""
     values = np.asarray(values, float)

@@ -89,12 +89,13 @@ def main():
         profiler.dump_stats(args.dump)
 
     timings = pstats.Stats(profiler).stats  # (file, line, function) -> (calls, _, own, cumulative, _)
-    print(f"{len(turns)} turns read in slices of at most {READ_SLICE_ITEMS}, {seconds:.1f} s "
-          f"({len(turns) / seconds:.1f} turns/s), model threads {os.cpu_count()}")
+    print(
+        f"{len(turns)} turns read in slices of at most {READ_SLICE_ITEMS}, {seconds:.1f} s "
+        f"({len(turns) / seconds:.1f} turns/s), model threads {os.cpu_count()}"
+    )
     print(f"{'stage':68s} {'seconds':>8s} {'share':>6s}")
     for label, path, function in STAGES:
-        spent = sum(row[3] for (file, _, name), row in timings.items()
-                    if name == function and file.endswith(path))
+        spent = sum(row[3] for (file, _, name), row in timings.items() if name == function and file.endswith(path))
         print(f"{label:68s} {spent:8.2f} {spent / seconds:6.0%}")
 
 
@@ -120,8 +121,12 @@ def cpu(project_id: int, texts: list[str]):
         model, database = embeddings._model_process.pid, backend()
         before = (cpu_seconds(model), process(), cpu_seconds(database), time.perf_counter())
         work()
-        return (time.perf_counter() - before[3], cpu_seconds(model) - before[0], process() - before[1],
-                cpu_seconds(database) - before[2])
+        return (
+            time.perf_counter() - before[3],
+            cpu_seconds(model) - before[0],
+            process() - before[1],
+            cpu_seconds(database) - before[2],
+        )
 
     def read_all():
         while tasks._read_turn(project_id):
@@ -133,8 +138,10 @@ def cpu(project_id: int, texts: list[str]):
     print(f"{n} turns; ms of CPU a turn: the model's process, the rest of this process, its PostgreSQL backend")
     cores = os.cpu_count() or 1
     for name, (wall, model, rest, database) in (("the model alone", alone), ("the read", read)):
-        print(f"{name:16s} {wall:6.2f} s  model {1000 * model / n:5.2f}  rest {1000 * rest / n:5.2f}  "
-              f"PostgreSQL {1000 * database / n:5.2f}  cores busy {(model + rest + database) / wall / cores:4.0%}")
+        print(
+            f"{name:16s} {wall:6.2f} s  model {1000 * model / n:5.2f}  rest {1000 * rest / n:5.2f}  "
+            f"PostgreSQL {1000 * database / n:5.2f}  cores busy {(model + rest + database) / wall / cores:4.0%}"
+        )
     print(f"in-process ratio, the read's texts a second over the model alone's: {alone[0] / read[0]:.2f}")
 
 

@@ -85,8 +85,7 @@ def main():
         shipped.append(brief.enough(values))
     x, y, users, shipped = np.array(rows), np.array(labels), np.array(users), np.array(shipped)
     per = (time.perf_counter() - started) / len(asked) * 1000
-    print(f"{len(asked)} questions ({int(y.sum())} answerable, {int((1 - y).sum())} adversarial), "
-          f"{per:.0f} ms each")
+    print(f"{len(asked)} questions ({int(y.sum())} answerable, {int((1 - y).sum())} adversarial), {per:.0f} ms each")
     print("\n| score | ROC AUC | accuracy at best threshold | threshold | always 'answerable' |")
     print("|---|---|---|---|---|")
 

@@ -47,8 +47,12 @@ def serve(root: str, database: str):
 
     def search(question, user, mode):
         body = {"query": question, **({"scope": "passages/"} if mode == "ranked" else {})}
-        response = http.post("/v1/memory/search", json.dumps(body), content_type="application/json",
-                             headers={"Authorization": f"Bearer {key}", "X-Twin-Account": user})
+        response = http.post(
+            "/v1/memory/search",
+            json.dumps(body),
+            content_type="application/json",
+            headers={"Authorization": f"Bearer {key}", "X-Twin-Account": user},
+        )
         assert response.status_code == 200, response.content[:300]
 
     for question in asked[:WARM_UP]:
@@ -87,9 +91,15 @@ def main():
     if args.serve:
         return serve(args.serve, args.database)
     sides = {"base": os.path.abspath(args.base), "new": os.path.abspath(args.new)}
-    procs = {name: subprocess.Popen([sys.executable, os.path.abspath(__file__), "x", "x", "--serve", root,
-                                     "--database", args.database], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    text=True) for name, root in sides.items()}
+    procs = {
+        name: subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), "x", "x", "--serve", root, "--database", args.database],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for name, root in sides.items()
+    }
     for name, proc in procs.items():
         assert proc.stdout.readline().startswith("ready"), f"{name} did not start"
 
@@ -114,8 +124,10 @@ def main():
         print(f"| baseline: {label} | {summary(base)} | {summary(new)} | |")
     for mode in args.modes.split(","):
         base, new = np.array(times[(mode, "base")]), np.array(times[(mode, "new")])
-        print(f"| {mode} | {summary(base)} | {summary(new)} | {np.median(new - base):+.1f} ms, "
-              f"{np.median(new / base):.3f} |")
+        print(
+            f"| {mode} | {summary(base)} | {summary(new)} | {np.median(new - base):+.1f} ms, "
+            f"{np.median(new / base):.3f} |"
+        )
     for proc in procs.values():
         proc.stdin.close()
         proc.wait()

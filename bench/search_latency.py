@@ -94,8 +94,14 @@ def base_turns():
     for row in items():
         item = row["item"]
         key = (row["end_user"], item.get("session", ""))
-        turns.append({"text": item["text"], "author": item.get("author", ""), "before": previous.get(key),
-                      "sentences": sentences(item["text"], item.get("author", ""))[:3]})
+        turns.append(
+            {
+                "text": item["text"],
+                "author": item.get("author", ""),
+                "before": previous.get(key),
+                "sentences": sentences(item["text"], item.get("author", ""))[:3],
+            }
+        )
         previous[key] = len(turns) - 1
     cache = VAR_DIR / "bench-cache" / f"locomo-read-vectors-{embeddings.MODEL_ID}.npz"  # as the read makes them
     if cache.exists():
@@ -103,16 +109,26 @@ def base_turns():
     else:
         started = time.perf_counter()
         text = embeddings.embed([t["text"] for t in turns])
-        context = np.array([context_vector(None if t["before"] is None else
-                                           (len(turns[t["before"]]["text"]), text[t["before"]]), len(t["text"]), v)
-                            for t, v in zip(turns, text)], np.float32)
+        context = np.array(
+            [
+                context_vector(
+                    None if t["before"] is None else (len(turns[t["before"]]["text"]), text[t["before"]]),
+                    len(t["text"]),
+                    v,
+                )
+                for t, v in zip(turns, text)
+            ],
+            np.float32,
+        )
         flat = [s for t in turns for s in t["sentences"]]
         sent = embeddings.embed(flat) if flat else np.zeros((0, embeddings.DIMENSIONS), np.float32)
         cache.parent.mkdir(parents=True, exist_ok=True)
         np.savez(cache, text=text, context=context, sentences=sent)
         cached = np.load(cache)
-        print(f"embedded {len(turns)} turns and {len(flat)} sentences in {time.perf_counter() - started:.0f} s",
-              file=sys.stderr)
+        print(
+            f"embedded {len(turns)} turns and {len(flat)} sentences in {time.perf_counter() - started:.0f} s",
+            file=sys.stderr,
+        )
     offsets = np.cumsum([0] + [len(t["sentences"]) for t in turns])
     return turns, cached["text"], cached["context"], cached["sentences"], offsets
 
@@ -127,10 +143,13 @@ def _noisy(rng, vectors: np.ndarray) -> np.ndarray:
 
 def _secondary_indexes(cursor, tables):
     """(name, definition) of the indexes that back no constraint: dropped before COPY, rebuilt after."""
-    cursor.execute("""
+    cursor.execute(
+        """
         SELECT i.indexname, i.indexdef FROM pg_indexes i
         WHERE i.tablename = ANY(%s) AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)
-    """, [tables])
+    """,
+        [tables],
+    )
     return cursor.fetchall()
 
 
@@ -151,15 +170,18 @@ def fill(end_users: list[tuple[int, int]]):
     tables = ["memory_item", "memory_thread", "memory_passage", "memory_passagesentence"]
     if os.environ.get("DATABASE_URL"):
         db = settings.DATABASES[OWNER]
-        conn = psycopg.connect(host=db["HOST"], port=db["PORT"], user=db["USER"], password=db["PASSWORD"],
-                               dbname=db["NAME"])
+        conn = psycopg.connect(
+            host=db["HOST"], port=db["PORT"], user=db["USER"], password=db["PASSWORD"], dbname=db["NAME"]
+        )
     else:
         conn = psycopg.connect(database_setup.embedded_superuser(VAR_DIR, DB_NAME))
     register_vector(conn)
     started = time.perf_counter()
     with conn.cursor() as cur:
-        cur.execute("TRUNCATE memory_passagesentence, memory_passage, memory_item, memory_thread, memory_termstat, "
-                    "memory_memorystats, memory_fact, memory_itemversion, memory_writtenindex CASCADE")
+        cur.execute(
+            "TRUNCATE memory_passagesentence, memory_passage, memory_item, memory_thread, memory_termstat, "
+            "memory_memorystats, memory_fact, memory_itemversion, memory_writtenindex CASCADE"
+        )
         saved = _secondary_indexes(cur, tables)
         for name, _ in saved:
             cur.execute(f'DROP INDEX "{name}"')
@@ -171,19 +193,36 @@ def fill(end_users: list[tuple[int, int]]):
     n_turns = len(turns)
     copies = {
         "item": "COPY memory_item (id, end_user_id, external_id, kind, text, at, author, role, session, title, "
-                "about, metadata, version, read_version, read_at, created_at, updated_at, failed_version, failed_reason, "
-                "facts_imported_version, caller_id) "
-                "FROM STDIN",
+        "about, metadata, version, read_version, read_at, created_at, updated_at, failed_version, failed_reason, "
+        "facts_imported_version, caller_id) "
+        "FROM STDIN",
         "thread": "COPY memory_thread (id, end_user_id, tid, source, kind, key, title, next_seq, created_at, "
-                  "passage_count) "
-                  "FROM STDIN",
+        "passage_count) "
+        "FROM STDIN",
         "passage": "COPY memory_passage (id, end_user_id, thread_id, item_id, seq, path, kind, at, author, role, "
-                   "title, about, text, item_ids, embedding, context_embedding, model) FROM STDIN (FORMAT BINARY)",
+        "title, about, text, item_ids, embedding, context_embedding, model) FROM STDIN (FORMAT BINARY)",
         "sentence": "COPY memory_passagesentence (id, end_user_id, passage_id, embedding) FROM STDIN (FORMAT BINARY)",
     }
     types = {
-        "passage": ["bigint", "bigint", "bigint", "bigint", "integer", "varchar", "varchar", "timestamptz",
-                    "varchar", "varchar", "varchar", "varchar", "text", "varchar[]", "halfvec", "halfvec", "varchar"],
+        "passage": [
+            "bigint",
+            "bigint",
+            "bigint",
+            "bigint",
+            "integer",
+            "varchar",
+            "varchar",
+            "timestamptz",
+            "varchar",
+            "varchar",
+            "varchar",
+            "varchar",
+            "text",
+            "varchar[]",
+            "halfvec",
+            "halfvec",
+            "varchar",
+        ],
         "sentence": ["bigint", "bigint", "bigint", "halfvec"],
     }
     for n_user, (end_user, size) in enumerate(end_users):
@@ -202,8 +241,9 @@ def fill(end_users: list[tuple[int, int]]):
             tid = "th_" + rng.bytes(8).hex()
             session = f"s{n_thread}"
             start = epoch + timedelta(days=float(day))
-            rows["thread"].append((thread_id, end_user, tid, "memory", "message", f"session:{session}", session,
-                                   n + 1, now, n))
+            rows["thread"].append(
+                (thread_id, end_user, tid, "memory", "message", f"session:{session}", session, n + 1, now, n)
+            )
             for seq in range(1, n + 1):
                 b = int(base[position])
                 item_id += 1
@@ -216,13 +256,52 @@ def fill(end_users: list[tuple[int, int]]):
                 at = start + timedelta(minutes=seq)
                 external = f"m{item_id}"
                 author = turns[b]["author"]
-                rows["item"].append((item_id, end_user, external, "message", text, at, author, "user", session, "",
-                                     "", "{}", 1, 1, now, now, now, 0, "", 0, True))
-                rows["passage"].append((passage_id, end_user, thread_id, item_id, seq,
-                                        f"passages/memory/messages/{tid}/p_{seq:04d}.md", "message", at, author,
-                                        "user", "", "", text, [external], HalfVector(t_vec[position]),
-                                        HalfVector(c_vec[position]),
-                                        MODEL_ID))
+                rows["item"].append(
+                    (
+                        item_id,
+                        end_user,
+                        external,
+                        "message",
+                        text,
+                        at,
+                        author,
+                        "user",
+                        session,
+                        "",
+                        "",
+                        "{}",
+                        1,
+                        1,
+                        now,
+                        now,
+                        now,
+                        0,
+                        "",
+                        0,
+                        True,
+                    )
+                )
+                rows["passage"].append(
+                    (
+                        passage_id,
+                        end_user,
+                        thread_id,
+                        item_id,
+                        seq,
+                        f"passages/memory/messages/{tid}/p_{seq:04d}.md",
+                        "message",
+                        at,
+                        author,
+                        "user",
+                        "",
+                        "",
+                        text,
+                        [external],
+                        HalfVector(t_vec[position]),
+                        HalfVector(c_vec[position]),
+                        MODEL_ID,
+                    )
+                )
                 for k in range(offsets[b], offsets[b + 1]):
                     sentences.append((passage_id, k))
                 position += 1
@@ -240,18 +319,29 @@ def fill(end_users: list[tuple[int, int]]):
                         copy.write_row(row)
         conn.commit()
         if n_user % 100 == 0:
-            print(f"  end user {n_user + 1}/{len(end_users)}: {passage_id:,} passages, {sentence_id:,} sentences, "
-                  f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
+            print(
+                f"  end user {n_user + 1}/{len(end_users)}: {passage_id:,} passages, {sentence_id:,} sentences, "
+                f"{time.perf_counter() - started:.0f} s",
+                file=sys.stderr,
+            )
     with conn.cursor() as cur:
         cur.execute("SET session_replication_role = origin")
-        for table, column in (("memory_item", item_id), ("memory_thread", thread_id),
-                              ("memory_passage", passage_id), ("memory_passagesentence", sentence_id)):
+        for table, column in (
+            ("memory_item", item_id),
+            ("memory_thread", thread_id),
+            ("memory_passage", passage_id),
+            ("memory_passagesentence", sentence_id),
+        ):
             cur.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), %s)", [max(column, 1)])
         # What memory/read/stats.py keeps as passages are written, in one statement each.
-        cur.execute("INSERT INTO memory_termstat (end_user_id, term, df) SELECT end_user_id, lexeme, count(*) "
-                    "FROM memory_passage, unnest(search) GROUP BY end_user_id, lexeme")
-        cur.execute("INSERT INTO memory_memorystats (end_user_id, passages, lexemes) "
-                    "SELECT end_user_id, count(*), sum(length(search)) FROM memory_passage GROUP BY end_user_id")
+        cur.execute(
+            "INSERT INTO memory_termstat (end_user_id, term, df) SELECT end_user_id, lexeme, count(*) "
+            "FROM memory_passage, unnest(search) GROUP BY end_user_id, lexeme"
+        )
+        cur.execute(
+            "INSERT INTO memory_memorystats (end_user_id, passages, lexemes) "
+            "SELECT end_user_id, count(*), sum(length(search)) FROM memory_passage GROUP BY end_user_id"
+        )
         # Each thread's passages counted, as Memory.recount_threads keeps them (the migration's statement).
         cur.execute(importlib.import_module("memory.migrations.0018_thread_counts").COUNT_THREADS)
         conn.commit()
@@ -277,8 +367,11 @@ def fill(end_users: list[tuple[int, int]]):
 class Timer:
     """Where one request's time goes: the embedding, each SQL statement by kind, scoring."""
 
-    KINDS = [("WITH nearest AS", "vector source, neighbours and features SQL"),
-             ("ORDER BY ts_rank", "text source SQL"), ("memory_memorystats", "BM25 statistics SQL")]
+    KINDS = [
+        ("WITH nearest AS", "vector source, neighbours and features SQL"),
+        ("ORDER BY ts_rank", "text source SQL"),
+        ("memory_memorystats", "BM25 statistics SQL"),
+    ]
 
     def __init__(self):
         self.spent = defaultdict(float)
@@ -303,6 +396,7 @@ class Timer:
                 return original(*args, **kwargs)
             finally:
                 self.spent[kind] += time.perf_counter() - started
+
         setattr(module, name, timed)
 
 
@@ -348,8 +442,12 @@ def measure(key: str, users: dict[str, int], n_queries: int):
     http = Client()
 
     def search(user, body):
-        response = http.post("/v1/memory/search", json.dumps(body), content_type="application/json",
-                             headers={"Authorization": f"Bearer {key}", "X-Twin-Account": user})
+        response = http.post(
+            "/v1/memory/search",
+            json.dumps(body),
+            content_type="application/json",
+            headers={"Authorization": f"Bearer {key}", "X-Twin-Account": user},
+        )
         assert response.status_code == 200, response.content[:300]
         return response.json()
 
@@ -385,7 +483,8 @@ def measure(key: str, users: dict[str, int], n_queries: int):
         print(f"| {label} | {percentiles(times)} | hits {np.mean(found):.1f} |")
         spent = dict(timer.spent)
         spent["rest (auth, rendering, Django)"] = sum(times) - sum(
-            v for k, v in spent.items() if k not in timer.overlapped)
+            v for k, v in spent.items() if k not in timer.overlapped
+        )
         breakdown[label] = {k: v / len(times) * 1000 for k, v in spent.items()}
 
     with connection.execute_wrapper(timer.sql):
@@ -405,7 +504,9 @@ def measure(key: str, users: dict[str, int], n_queries: int):
     for end_user in {int(name.rsplit("_u", 1)[1]) for name in big}:
         own_indexes.build(Memory.of_end_user(end_user))
     print("\nmean ms per request:")
-    kinds = sorted({k for b in breakdown.values() for k in b}, key=lambda k: -max(b.get(k, 0) for b in breakdown.values()))
+    kinds = sorted(
+        {k for b in breakdown.values() for k in b}, key=lambda k: -max(b.get(k, 0) for b in breakdown.values())
+    )
     print("| part | " + " | ".join(breakdown) + " |")
     print("|---" * (len(breakdown) + 1) + "|")
     for kind in kinds:
@@ -432,8 +533,12 @@ def main():
     parser.add_argument("--explain", action="store_true")
     parser.add_argument("--profile", action="store_true", help="then a cProfile of the big memory's briefs")
     parser.add_argument("--scale", type=float, default=1.0, help="a smaller database for a quick try, e.g. 0.01")
-    parser.add_argument("--others", type=int, default=900,
-                        help="end users of 1,000 passages beside the big one (900: 1M passages in all)")
+    parser.add_argument(
+        "--others",
+        type=int,
+        default=900,
+        help="end users of 1,000 passages beside the big one (900: 1M passages in all)",
+    )
     parser.add_argument("--database", default="twin_bench", help="the bench database's name on the embedded server")
     args = parser.parse_args()
     global BIG, MEDIUM_USERS, DB_NAME
@@ -449,8 +554,7 @@ def main():
     from memory.selectors import scoped
 
     mid = int((settings.OWN_INDEX_PASSAGES - 1) * args.scale)
-    shape = ([("big", BIG), ("mid", mid)] + [(f"u{i:04d}", MEDIUM) for i in range(MEDIUM_USERS)]
-             + [("small", SMALL)])
+    shape = [("big", BIG), ("mid", mid)] + [(f"u{i:04d}", MEDIUM) for i in range(MEDIUM_USERS)] + [("small", SMALL)]
 
     def bench_users():
         project, _ = project_get_or_create(name=PROJECT, owner_email="bench@example.com")

@@ -80,8 +80,9 @@ def aws() -> str:
 def azure() -> str:
     key = base64.b64encode(rng.randbytes(64)).decode()  # 88 characters
     account = pick(string.ascii_lowercase, 10)
-    return sentence(f"DefaultEndpointsProtocol=https;AccountName={account};AccountKey={key};"
-                    "EndpointSuffix=core.windows.net")
+    return sentence(
+        f"DefaultEndpointsProtocol=https;AccountName={account};AccountKey={key};EndpointSuffix=core.windows.net"
+    )
 
 
 def cloudant() -> str:
@@ -111,8 +112,11 @@ def ibm_cos() -> str:
 
 def jwt() -> str:
     header = b64url(json.dumps({"alg": rng.choice(("HS256", "RS256")), "typ": "JWT"}).encode())
-    claims = {"sub": str(rng.randint(1000, 999999)), "name": rng.choice(("Ana", "Bo", "Chen")),
-              "iat": rng.randint(1_600_000_000, 1_800_000_000)}
+    claims = {
+        "sub": str(rng.randint(1000, 999999)),
+        "name": rng.choice(("Ana", "Bo", "Chen")),
+        "iat": rng.randint(1_600_000_000, 1_800_000_000),
+    }
     return sentence(f"{header}.{b64url(json.dumps(claims).encode())}.{b64url(rng.randbytes(32))}")
 
 
@@ -147,8 +151,9 @@ def slack() -> str:
     if rng.random() < 0.5:
         team, user = rng.randint(10**9, 10**13), rng.randint(10**9, 10**13)
         return sentence(f"{rng.choice(('xoxb', 'xoxp', 'xoxa'))}-{team}-{user}-{pick(LOWER_DIGITS, 24)}")
-    return sentence(f"https://hooks.slack.com/services/T{pick(UPPER_DIGITS, 8)}/B{pick(UPPER_DIGITS, 10)}/"
-                    f"{pick(ALNUM, 24)}")
+    return sentence(
+        f"https://hooks.slack.com/services/T{pick(UPPER_DIGITS, 8)}/B{pick(UPPER_DIGITS, 10)}/{pick(ALNUM, 24)}"
+    )
 
 
 def softlayer() -> str:
@@ -187,51 +192,71 @@ def ibm_iam() -> str:
 
 def basic_auth() -> str:
     user, password = pick(string.ascii_lowercase, 6), pick(ALNUM + "!$", 12)
-    url = rng.choice((f"https://{user}:{password}@git.example.com/team/repo.git",
-                      f"postgres://{user}:{password}@db.internal:5432/app",
-                      f"ftp://{user}:{password}@files.example.org/backup/"))
+    url = rng.choice(
+        (
+            f"https://{user}:{password}@git.example.com/team/repo.git",
+            f"postgres://{user}:{password}@db.internal:5432/app",
+            f"ftp://{user}:{password}@files.example.org/backup/",
+        )
+    )
     return sentence(url)
 
 
 def password() -> str:
-    value = rng.choice((
-        pick(ALNUM, rng.randint(8, 14)),
-        pick(string.ascii_lowercase, 6) + str(rng.randint(1, 999)),
-        rng.choice(("Summer", "Tiger", "Falcon", "Maple")) + str(rng.randint(1980, 2030)) + rng.choice("!#$%"),
-        pick(ALNUM + "!#$%&*", 12),
-        rng.choice(("bluebird", "marmalade", "otterpond", "sunflower", "gingerbread")),  # a plain word
-    ))
+    value = rng.choice(
+        (
+            pick(ALNUM, rng.randint(8, 14)),
+            pick(string.ascii_lowercase, 6) + str(rng.randint(1, 999)),
+            rng.choice(("Summer", "Tiger", "Falcon", "Maple")) + str(rng.randint(1980, 2030)) + rng.choice("!#$%"),
+            pick(ALNUM + "!#$%&*", 12),
+            rng.choice(("bluebird", "marmalade", "otterpond", "sunflower", "gingerbread")),  # a plain word
+        )
+    )
     pin = str(rng.randint(1000, 999999))
-    return rng.choice((
-        f"my password is {value}",
-        f"Password: {value}",
-        f"the wifi password is {value} if anyone asks",
-        f"login for the router -> admin / password={value}",
-        f"The PIN for the door is {pin[:4]}",
-        f"my bank card PIN is {pin[:4]}, never tell anyone",
-        f"passcode to the gate is now {pin}",
-        f'{{"user": "ana", "password": "{value}"}}',
-        f"DB_PASSWORD={value}",
-        f"the password for the NAS: {value}",
-        f"wifi password {value}",
-        f"my passphrase was {value} before I changed it",
-        f"use PIN {pin[:4]} at the garage",
-        f"login details\nuser: ana\npassword:\n{value}",
-    ))
+    return rng.choice(
+        (
+            f"my password is {value}",
+            f"Password: {value}",
+            f"the wifi password is {value} if anyone asks",
+            f"login for the router -> admin / password={value}",
+            f"The PIN for the door is {pin[:4]}",
+            f"my bank card PIN is {pin[:4]}, never tell anyone",
+            f"passcode to the gate is now {pin}",
+            f'{{"user": "ana", "password": "{value}"}}',
+            f"DB_PASSWORD={value}",
+            f"the password for the NAS: {value}",
+            f"wifi password {value}",
+            f"my passphrase was {value} before I changed it",
+            f"use PIN {pin[:4]} at the garage",
+            f"login details\nuser: ana\npassword:\n{value}",
+        )
+    )
 
 
 NETWORKS = (  # IIN prefix, length, grouping
-    ("4", 16, (4, 4, 4, 4)), ("4", 13, (4, 4, 5)), ("51", 16, (4, 4, 4, 4)), ("55", 16, (4, 4, 4, 4)),
-    ("2221", 16, (4, 4, 4, 4)), ("2720", 16, (4, 4, 4, 4)), ("34", 15, (4, 6, 5)), ("37", 15, (4, 6, 5)),
-    ("6011", 16, (4, 4, 4, 4)), ("65", 16, (4, 4, 4, 4)), ("3530", 16, (4, 4, 4, 4)), ("36", 14, (4, 6, 4)),
-    ("62", 16, (4, 4, 4, 4)), ("6759", 16, (4, 4, 4, 4)), ("2200", 16, (4, 4, 4, 4)), ("4", 19, (4, 4, 4, 4, 3)),
+    ("4", 16, (4, 4, 4, 4)),
+    ("4", 13, (4, 4, 5)),
+    ("51", 16, (4, 4, 4, 4)),
+    ("55", 16, (4, 4, 4, 4)),
+    ("2221", 16, (4, 4, 4, 4)),
+    ("2720", 16, (4, 4, 4, 4)),
+    ("34", 15, (4, 6, 5)),
+    ("37", 15, (4, 6, 5)),
+    ("6011", 16, (4, 4, 4, 4)),
+    ("65", 16, (4, 4, 4, 4)),
+    ("3530", 16, (4, 4, 4, 4)),
+    ("36", 14, (4, 6, 4)),
+    ("62", 16, (4, 4, 4, 4)),
+    ("6759", 16, (4, 4, 4, 4)),
+    ("2200", 16, (4, 4, 4, 4)),
+    ("4", 19, (4, 4, 4, 4, 3)),
 )
 
 
 def grouped(number: str, groups, separator: str) -> str:
     parts, at = [], 0
     for size in groups:
-        parts.append(number[at:at + size])
+        parts.append(number[at : at + size])
         at += size
     return separator.join(parts)
 
@@ -239,24 +264,43 @@ def grouped(number: str, groups, separator: str) -> str:
 def card() -> str:
     prefix, length, groups = rng.choice(NETWORKS)
     shown = grouped(luhn_number(prefix, length), groups, rng.choice((" ", "-", "")))
-    return rng.choice((
-        f"card number {shown} exp 09/28",
-        f"Use my card {shown} for the hotel",
-        f"{shown}",
-        f"paid with {shown}, cvv on the back",
-        f"the company card is {shown} 12/27",
-    ))
+    return rng.choice(
+        (
+            f"card number {shown} exp 09/28",
+            f"Use my card {shown} for the hotel",
+            f"{shown}",
+            f"paid with {shown}, cvv on the back",
+            f"the company card is {shown} 12/27",
+        )
+    )
 
 
 POSITIVES = {
-    "AWS Access Key": aws, "Azure Storage Account access key": azure, "Cloudant Credentials": cloudant,
-    "Discord Bot Token": discord, "GitHub Token": github, "GitLab Token": gitlab,
-    "IBM COS HMAC Credentials": ibm_cos, "JSON Web Token": jwt, "Mailchimp Access Key": mailchimp,
-    "NPM tokens": npm, "OpenAI Token": openai, "Private Key": private_key, "PyPI Token": pypi,
-    "SendGrid API Key": sendgrid, "Slack Token": slack, "SoftLayer Credentials": softlayer,
-    "Square OAuth Secret": square, "Stripe Access Key": stripe, "Telegram Bot Token": telegram,
-    "Twilio API Key": twilio, "Artifactory Credentials": artifactory, "IBM Cloud IAM Key": ibm_iam,
-    "Basic Auth Credentials": basic_auth, "Password": password, "Payment card number": card,
+    "AWS Access Key": aws,
+    "Azure Storage Account access key": azure,
+    "Cloudant Credentials": cloudant,
+    "Discord Bot Token": discord,
+    "GitHub Token": github,
+    "GitLab Token": gitlab,
+    "IBM COS HMAC Credentials": ibm_cos,
+    "JSON Web Token": jwt,
+    "Mailchimp Access Key": mailchimp,
+    "NPM tokens": npm,
+    "OpenAI Token": openai,
+    "Private Key": private_key,
+    "PyPI Token": pypi,
+    "SendGrid API Key": sendgrid,
+    "Slack Token": slack,
+    "SoftLayer Credentials": softlayer,
+    "Square OAuth Secret": square,
+    "Stripe Access Key": stripe,
+    "Telegram Bot Token": telegram,
+    "Twilio API Key": twilio,
+    "Artifactory Credentials": artifactory,
+    "IBM Cloud IAM Key": ibm_iam,
+    "Basic Auth Credentials": basic_auth,
+    "Password": password,
+    "Payment card number": card,
 }
 
 
@@ -266,13 +310,20 @@ def uuid_case() -> str:
 
 
 def sha1_case() -> str:
-    return rng.choice((f"fixed in commit {pick(HEX, 40)}", f"git checkout {pick(HEX, 7)} and rebuild",
-                       f"sha1 {pick(HEX, 40)} matches the release", f"Merge {pick(HEX, 40)} into main"))
+    return rng.choice(
+        (
+            f"fixed in commit {pick(HEX, 40)}",
+            f"git checkout {pick(HEX, 7)} and rebuild",
+            f"sha1 {pick(HEX, 40)} matches the release",
+            f"Merge {pick(HEX, 40)} into main",
+        )
+    )
 
 
 def sha256_case() -> str:
-    return rng.choice((f"sha256:{pick(HEX, 64)}", f"the checksum is {pick(HEX, 64)}",
-                       f"image digest sha256 {pick(HEX, 64)} pulled"))
+    return rng.choice(
+        (f"sha256:{pick(HEX, 64)}", f"the checksum is {pick(HEX, 64)}", f"image digest sha256 {pick(HEX, 64)} pulled")
+    )
 
 
 def image_case() -> str:
@@ -281,33 +332,48 @@ def image_case() -> str:
 
 def phone_case() -> str:
     digits = lambda n: pick(string.digits, n)  # noqa: E731
-    return rng.choice((
-        f"call me at +1 (415) 555-{digits(4)}", f"my UK number is +44 20 {digits(4)} {digits(4)}",
-        f"her mobile: +86 138 {digits(4)} {digits(4)}", f"office 0033 1 {digits(2)} {digits(2)} {digits(2)} 00",
-        f"WhatsApp +91 {digits(5)} {digits(5)}", f"+49 30 {digits(6)}", f"phone 1-800-{digits(3)}-{digits(4)}",
-    ))
+    return rng.choice(
+        (
+            f"call me at +1 (415) 555-{digits(4)}",
+            f"my UK number is +44 20 {digits(4)} {digits(4)}",
+            f"her mobile: +86 138 {digits(4)} {digits(4)}",
+            f"office 0033 1 {digits(2)} {digits(2)} {digits(2)} 00",
+            f"WhatsApp +91 {digits(5)} {digits(5)}",
+            f"+49 30 {digits(6)}",
+            f"phone 1-800-{digits(3)}-{digits(4)}",
+        )
+    )
 
 
 def isbn_case() -> str:
     body = "978" + pick(string.digits, 9)
     check = (10 - sum(int(d) * (3 if i % 2 else 1) for i, d in enumerate(body)) % 10) % 10
-    return rng.choice((f"ISBN {body[:3]}-{body[3]}-{body[4:7]}-{body[7:12]}-{check}",
-                       f"the book's ISBN-13 is {body}{check}", f"isbn: {body}{check}"))
+    return rng.choice(
+        (
+            f"ISBN {body[:3]}-{body[3]}-{body[4:7]}-{body[7:12]}-{check}",
+            f"the book's ISBN-13 is {body}{check}",
+            f"isbn: {body}{check}",
+        )
+    )
 
 
 def order_case() -> str:
-    return rng.choice((
-        f"order #{pick(string.digits, 3)}-{pick(string.digits, 7)}-{pick(string.digits, 7)} arrived",
-        f"UPS tracking 1Z{pick(UPPER_DIGITS, 16)}", f"FedEx {pick(string.digits, 4)} {pick(string.digits, 4)} "
-        f"{pick(string.digits, 4)}", f"USPS 9400 1{pick(string.digits, 3)} {pick(string.digits, 4)} "
-        f"{pick(string.digits, 4)} {pick(string.digits, 4)} {pick(string.digits, 2)}",
-        f"invoice INV-{pick(string.digits, 10)}", f"ticket {pick(string.digits, 12)} booked",
-    ))
+    return rng.choice(
+        (
+            f"order #{pick(string.digits, 3)}-{pick(string.digits, 7)}-{pick(string.digits, 7)} arrived",
+            f"UPS tracking 1Z{pick(UPPER_DIGITS, 16)}",
+            f"FedEx {pick(string.digits, 4)} {pick(string.digits, 4)} {pick(string.digits, 4)}",
+            f"USPS 9400 1{pick(string.digits, 3)} {pick(string.digits, 4)} "
+            f"{pick(string.digits, 4)} {pick(string.digits, 4)} {pick(string.digits, 2)}",
+            f"invoice INV-{pick(string.digits, 10)}",
+            f"ticket {pick(string.digits, 12)} booked",
+        )
+    )
 
 
 def luhn_without_iin_case() -> str:
     number = luhn_number(rng.choice("01789"), rng.randint(13, 19))
-    shown = " ".join(number[i:i + 4] for i in range(0, len(number), 4)) if rng.random() < 0.5 else number
+    shown = " ".join(number[i : i + 4] for i in range(0, len(number), 4)) if rng.random() < 0.5 else number
     return rng.choice((f"member number {shown}", f"account {shown} is closed", f"loyalty card {shown}"))
 
 
@@ -328,45 +394,100 @@ def imei_case() -> str:
 
 NEAR_MISS_FIXED = (
     # sentences about passwords and PINs that give none
-    "I forgot my password again", "I use a password manager, 1Password is great",
-    "the password manager is 1Password", "we had to reset the password yesterday",
-    "my password is weak, I should change it", "the password isn't working", "the password's changed",
-    "Password policy: at least 12 characters", "what's the wifi password?", "the password is on a sticky note",
-    "my password is the same as my PIN", "password-protected PDF attached", "changed my password last week",
-    "Your password must be 8 characters or more", "the password field was empty", "he guessed the password",
-    "passwords are stored hashed with argon2", "the password is case sensitive", "password reset link expired",
-    "I never share passwords", "the passcode screen keeps popping up", "password hint: my first dog",
-    "Enter your password to continue", "my passphrase is long and silly", "the PIN pad at the store was broken",
-    "pin it to the board", "bowling pins everywhere", "she wore a pin on her jacket", "drop a pin at the cafe",
-    "connect pin 13 to ground", "my PIN is stuck in my head", "I pinned the message", "password: ********",
-    "password: $DB_PASSWORD", "password={password}", "password: [redacted: Password]",
-    "my password was accepted this time", "her password is her dog's name", "the password is ok now",
-    "password: none", "password: N/A", "I changed the password to something stronger",
-    "postgres://user:password@localhost:5432/app", "git clone https://ana:$GITHUB_TOKEN@github.com/org/repo.git",
+    "I forgot my password again",
+    "I use a password manager, 1Password is great",
+    "the password manager is 1Password",
+    "we had to reset the password yesterday",
+    "my password is weak, I should change it",
+    "the password isn't working",
+    "the password's changed",
+    "Password policy: at least 12 characters",
+    "what's the wifi password?",
+    "the password is on a sticky note",
+    "my password is the same as my PIN",
+    "password-protected PDF attached",
+    "changed my password last week",
+    "Your password must be 8 characters or more",
+    "the password field was empty",
+    "he guessed the password",
+    "passwords are stored hashed with argon2",
+    "the password is case sensitive",
+    "password reset link expired",
+    "I never share passwords",
+    "the passcode screen keeps popping up",
+    "password hint: my first dog",
+    "Enter your password to continue",
+    "my passphrase is long and silly",
+    "the PIN pad at the store was broken",
+    "pin it to the board",
+    "bowling pins everywhere",
+    "she wore a pin on her jacket",
+    "drop a pin at the cafe",
+    "connect pin 13 to ground",
+    "my PIN is stuck in my head",
+    "I pinned the message",
+    "password: ********",
+    "password: $DB_PASSWORD",
+    "password={password}",
+    "password: [redacted: Password]",
+    "my password was accepted this time",
+    "her password is her dog's name",
+    "the password is ok now",
+    "password: none",
+    "password: N/A",
+    "I changed the password to something stronger",
+    "postgres://user:password@localhost:5432/app",
+    "git clone https://ana:$GITHUB_TOKEN@github.com/org/repo.git",
     # token prefixes and formats named, no token given
-    "GitHub classic tokens start with ghp_ and hold 36 more characters", "Slack bot tokens look like xoxb-...",
-    "AWS key ids begin with AKIA", "Stripe live keys begin with sk_live_", "a JWT starts with eyJ",
+    "GitHub classic tokens start with ghp_ and hold 36 more characters",
+    "Slack bot tokens look like xoxb-...",
+    "AWS key ids begin with AKIA",
+    "Stripe live keys begin with sk_live_",
+    "a JWT starts with eyJ",
     "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJRTES\n"
     "-----END CERTIFICATE-----",
     "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7vbqajDhA2v4cMnzM9hrGuwB4 ana@laptop",
     "sk_test_4eC39HqLyjWDarjtT1zdp7dc is Stripe's documented test key",
     # addresses, versions, dates, numbers
-    "the server is at 203.0.113.7", "upgraded to version 1.24.3", "meeting at 2024-05-08T13:56:00Z",
-    "MAC 00:1A:2B:3C:4D:5E", "the color is #1a2b3c", "https://example.com/docs?page=2&sort=asc",
-    "mail me at ana.silva@example.com", "I ran 5 10 15 20 25 30 km this month",
-    "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15", "years: 2019 2020 2021 2022 2023", "pi is 3.14159265358979323846",
-    "the population grew from 1,234,567 to 2,345,678", "IBAN GB82 WEST 1234 5698 7654 32", "card ending in 4242",
-    "timestamp 1714651234567 in ms", "call at 10:30:00 tomorrow", "chmod 755 deploy.sh && ./deploy.sh",
-    "https://github.com/ana/memory-notes/blob/main/README.md", "ticket JIRA-48213 moved to done",
+    "the server is at 203.0.113.7",
+    "upgraded to version 1.24.3",
+    "meeting at 2024-05-08T13:56:00Z",
+    "MAC 00:1A:2B:3C:4D:5E",
+    "the color is #1a2b3c",
+    "https://example.com/docs?page=2&sort=asc",
+    "mail me at ana.silva@example.com",
+    "I ran 5 10 15 20 25 30 km this month",
+    "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15",
+    "years: 2019 2020 2021 2022 2023",
+    "pi is 3.14159265358979323846",
+    "the population grew from 1,234,567 to 2,345,678",
+    "IBAN GB82 WEST 1234 5698 7654 32",
+    "card ending in 4242",
+    "timestamp 1714651234567 in ms",
+    "call at 10:30:00 tomorrow",
+    "chmod 755 deploy.sh && ./deploy.sh",
+    "https://github.com/ana/memory-notes/blob/main/README.md",
+    "ticket JIRA-48213 moved to done",
     "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.",
     "Melanie: Thanks! I painted that lake sunrise last year, it's special to me.",
-    "the keynote was great, the key takeaway: ship smaller", "token ring networks are obsolete",
-    "cloud costs went down", "slack off a bit this weekend", "the AP exam is on Monday",
+    "the keynote was great, the key takeaway: ship smaller",
+    "token ring networks are obsolete",
+    "cloud costs went down",
+    "slack off a bit this weekend",
+    "the AP exam is on Monday",
 )
 
 NEAR_MISSES = (
-    (uuid_case, 15), (sha1_case, 15), (sha256_case, 15), (image_case, 10), (phone_case, 15), (isbn_case, 10),
-    (order_case, 12), (luhn_without_iin_case, 15), (card_like_case, 15), (imei_case, 10),
+    (uuid_case, 15),
+    (sha1_case, 15),
+    (sha256_case, 15),
+    (image_case, 10),
+    (phone_case, 15),
+    (isbn_case, 10),
+    (order_case, 12),
+    (luhn_without_iin_case, 15),
+    (card_like_case, 15),
+    (imei_case, 10),
 )
 
 

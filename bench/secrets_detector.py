@@ -93,8 +93,10 @@ def synthetic() -> str:
         lambda: f"cloud spend: ${rng.randint(100, 9999)}.{rng.randint(10, 99)} this month, mostly storage",
         lambda: "Next: the secret rotation policy draft, then the keynote slides and the token budget.",
         lambda: f"sha256:{hexes(64)}",
-        lambda: f"Phone +44 20 {rng.randint(1000, 9999)} {rng.randint(1000, 9999)}, "
-                f"ISBN 978-{rng.randint(10**9, 10**10 - 1)}",
+        lambda: (
+            f"Phone +44 20 {rng.randint(1000, 9999)} {rng.randint(1000, 9999)}, "
+            f"ISBN 978-{rng.randint(10**9, 10**10 - 1)}"
+        ),
         lambda: f"config: region=eu-west-1 timeout={rng.randint(1, 60)}s retries={rng.randint(1, 9)} pass-through=on",
         lambda: "My PIN pad broke, so I paid cash; the passcode screen on the kiosk kept flashing.",
     )
@@ -122,8 +124,10 @@ def recall(rows: list[dict], errors: bool) -> None:
     for kind in KINDS:
         print(f"| {kind} | {total[kind]} | {found[kind] / total[kind]:.2f} |" if total[kind] else f"| {kind} | 0 | - |")
     near = sum(1 for row in rows if row["kind"] is None)
-    print(f"\nlowest recall {min(found[k] / total[k] for k in total):.2f}; near misses refused: "
-          f"{len(near_refused)} of {near}")
+    print(
+        f"\nlowest recall {min(found[k] / total[k] for k in total):.2f}; near misses refused: "
+        f"{len(near_refused)} of {near}"
+    )
     for kind, text in near_refused if errors else ():
         print(f"  refused as {kind}: {text[:160]!r}")
 
@@ -132,8 +136,10 @@ def locomo(errors: bool) -> list[str]:
     rows = locomo_data.items()
     refused = [(row["item"]["id"], scan_item(row["item"])) for row in rows]
     refused = [(item_id, found) for item_id, found in refused if found]
-    print(f"\nLoCoMo dev turns refused: {len(refused)} of {len(rows)} ({len(refused) / len(rows):.2%}); by kind: "
-          f"{dict(Counter(kind for _, (_, kind) in refused)) or 'none'}")
+    print(
+        f"\nLoCoMo dev turns refused: {len(refused)} of {len(rows)} ({len(refused) / len(rows):.2%}); by kind: "
+        f"{dict(Counter(kind for _, (_, kind) in refused)) or 'none'}"
+    )
     for item_id, (field, kind) in refused if errors else ():
         print(f"  {item_id} {field}: {kind}")
     return [row["item"]["text"] for row in rows]
@@ -155,8 +161,10 @@ def speed(turns: list[str]) -> list[str]:
         scan, whole, lower, words = (
             best_ms(f, group) * per for f in (find_secret, unfiltered, str.lower, WORD.findall)
         )
-        print(f"| {name} | {scan:.1f} | {whole:.1f} | {lower:.2f} | {words:.1f} | {scan / lower:.0f} | "
-              f"{scan / words:.1f} |")
+        print(
+            f"| {name} | {scan:.1f} | {whole:.1f} | {lower:.2f} | {words:.1f} | {scan / lower:.0f} | "
+            f"{scan / words:.1f} |"
+        )
     return [notes, notes.replace("\n", " ")] + pieces(joined)
 
 

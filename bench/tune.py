@@ -53,10 +53,16 @@ def pad(rows: list[dict], n_features: int) -> Data:
     "conversation", "category", "evidence_threads"} -> Data."""
     width = max(1, max(len(r["evidence"]) for r in rows))
     q = len(rows)
-    data = Data(np.zeros((q, width, n_features)), np.zeros((q, width), bool), np.zeros((q, width), np.int64),
-                np.array([r["n_evidence"] for r in rows]), np.array([r["conversation"] for r in rows]),
-                np.array([r["category"] for r in rows]), np.full((q, width), -1, np.int64),
-                [set(r["evidence_threads"]) for r in rows])
+    data = Data(
+        np.zeros((q, width, n_features)),
+        np.zeros((q, width), bool),
+        np.zeros((q, width), np.int64),
+        np.array([r["n_evidence"] for r in rows]),
+        np.array([r["conversation"] for r in rows]),
+        np.array([r["category"] for r in rows]),
+        np.full((q, width), -1, np.int64),
+        [set(r["evidence_threads"]) for r in rows],
+    )
     for i, r in enumerate(rows):
         c = len(r["evidence"])
         data.features[i, :c] = r["features"]
@@ -82,8 +88,13 @@ def figures(data: Data, weights: np.ndarray, select: np.ndarray | None = None) -
     n = data.n_evidence[rows]
     threads = np.take_along_axis(data.threads[rows], top, 1)
     session = [metrics.session_any_at(list(t), data.evidence_threads[i], 10) for i, t in zip(rows, threads)]
-    return {"recall@1": found[:, 0] / n, "recall@5": found[:, 4] / n, "recall@10": found[:, 9] / n,
-            "any@10": (found[:, 9] > 0).astype(float), "session any@10": np.array(session)}
+    return {
+        "recall@1": found[:, 0] / n,
+        "recall@5": found[:, 4] / n,
+        "recall@10": found[:, 9] / n,
+        "any@10": (found[:, 9] > 0).astype(float),
+        "session any@10": np.array(session),
+    }
 
 
 def objective(data: Data, weights: np.ndarray, select: np.ndarray) -> float:
@@ -151,12 +162,21 @@ def extract(asked: list[dict], *, with_day: bool = False) -> Data:
             for q in (q for q in asked if q["end_user"] == user):
                 evidence = list(q["evidence_ids"])
                 before = parse_date(q["at"], "before") if with_day else None
-                found = retrieval.candidates(memory, q["question"], search.passage_filters(scope="passages/",
-                                                                                           before=before))
+                found = retrieval.candidates(
+                    memory, q["question"], search.passage_filters(scope="passages/", before=before)
+                )
                 bits = [sum(1 << j for j, e in enumerate(evidence) if e in items_of[int(pk)]) for pk in found.ids]
-                rows.append({"features": found.features, "evidence": bits, "threads": list(found.threads),
-                             "n_evidence": len(evidence), "conversation": user, "category": q["category"],
-                             "evidence_threads": {thread_of_item[e] for e in evidence if e in thread_of_item}})
+                rows.append(
+                    {
+                        "features": found.features,
+                        "evidence": bits,
+                        "threads": list(found.threads),
+                        "n_evidence": len(evidence),
+                        "conversation": user,
+                        "category": q["category"],
+                        "evidence_threads": {thread_of_item[e] for e in evidence if e in thread_of_item},
+                    }
+                )
     return pad(rows, len(features.FEATURES))
 
 
@@ -172,8 +192,10 @@ def report(title: str, rows: list[dict]):
     print("|---|---|---|---|---|---|---|")
     for name, figures_ in metrics.by_category(rows).items():
         label = "1-4 overall" if name == "all" else f"{name} {metrics.CATEGORY_NAMES[name]}"
-        cells = " | ".join(f"{figures_[k][0]:.3f} [{figures_[k][1]:.3f}, {figures_[k][2]:.3f}]"
-                           for k in ("recall@1", "recall@5", "recall@10", "any@10", "session any@10"))
+        cells = " | ".join(
+            f"{figures_[k][0]:.3f} [{figures_[k][1]:.3f}, {figures_[k][2]:.3f}]"
+            for k in ("recall@1", "recall@5", "recall@10", "any@10", "session any@10")
+        )
         print(f"| {label} | {figures_['n']} | {cells} |")
 
 
@@ -197,9 +219,17 @@ def main():
     print("| **median (ships)** | " + " | ".join(f"{shipped[n]:g}" for n in names) + " |")
     report("Held out (offline, leave one conversation out, without the day):", held_out(data, fits, names))
     if not args.dry_run:
-        retrieval.WEIGHTS_FILE.write_text(json.dumps({
-            "written by": "bench/tune.py: the per-parameter median of the five leave-one-conversation-out fits",
-            "weights": shipped, "folds": fits}, indent=2) + "\n")
+        retrieval.WEIGHTS_FILE.write_text(
+            json.dumps(
+                {
+                    "written by": "bench/tune.py: the per-parameter median of the five leave-one-conversation-out fits",
+                    "weights": shipped,
+                    "folds": fits,
+                },
+                indent=2,
+            )
+            + "\n"
+        )
         print(f"\nwrote {retrieval.WEIGHTS_FILE.relative_to(ROOT)}")
 
 

@@ -37,8 +37,12 @@ def console(request) -> dict:
     context = {}
     membership = getattr(request, "membership", None)
     if membership is not None:
-        context.update(project=membership.project, role=membership.role, role_label=membership.get_role_display(),
-                       can=capabilities_of(membership.role))
+        context.update(
+            project=membership.project,
+            role=membership.role,
+            role_label=membership.get_role_display(),
+            can=capabilities_of(membership.role),
+        )
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:
         context["my_memberships"] = lambda: memberships_of_user(user=user)  # evaluated only if a page lists them

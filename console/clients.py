@@ -23,40 +23,95 @@ def client_configs(mcp_url: str, *, key: str = KEY_PLACEHOLDER, account: str = A
     """One entry per client: id, name, where the text goes, the text, and a note. `oauth` marks sign-in clients."""
     headers = _headers(key, account)
     return [
-        {"id": "claude-code", "name": "Claude Code", "where": "Run in a terminal",
-         "text": (f"claude mcp add --transport http {SERVER_NAME} {mcp_url} \\\n"
-                  f"  --header \"Authorization: Bearer {key}\" \\\n  --header \"X-Twin-Account: {account}\""),
-         "note": "Add --scope project to share it with your repository through .mcp.json."},
-        {"id": "cursor", "name": "Cursor", "where": "~/.cursor/mcp.json (or .cursor/mcp.json in a project)",
-         "text": _json({"mcpServers": {SERVER_NAME: {"url": mcp_url, "headers": headers}}}), "note": ""},
-        {"id": "vscode", "name": "VS Code", "where": ".vscode/mcp.json",
-         "text": _json({"servers": {SERVER_NAME: {"type": "http", "url": mcp_url, "headers": headers}}}),
-         "note": "Then start the server from the MCP view, or run “MCP: List Servers”."},
-        {"id": "windsurf", "name": "Windsurf", "where": "~/.codeium/windsurf/mcp_config.json",
-         "text": _json({"mcpServers": {SERVER_NAME: {"serverUrl": mcp_url, "headers": headers}}}), "note": ""},
-        {"id": "codex", "name": "Codex", "where": "~/.codex/config.toml",
-         "text": (f"[mcp_servers.{SERVER_NAME.replace('-', '_')}]\nurl = \"{mcp_url}\"\n"
-                  f"http_headers = {{ \"Authorization\" = \"Bearer {key}\", \"X-Twin-Account\" = \"{account}\" }}"),
-         "note": ""},
-        {"id": "claude-desktop", "name": "Claude Desktop (through mcp-remote)",
-         "where": "Settings › Developer › Edit Config (claude_desktop_config.json)",
-         "text": _json({"mcpServers": {SERVER_NAME: {
-             "command": "npx",
-             "args": ["-y", "mcp-remote", mcp_url, "--header", "Authorization:${TWIN_AUTH}",
-                      "--header", "X-Twin-Account:${TWIN_ACCOUNT}"],
-             "env": {"TWIN_AUTH": f"Bearer {key}", "TWIN_ACCOUNT": account}}}}),
-         "note": "Needs Node.js. The header values go through env because some clients split arguments at spaces."},
-        {"id": "claude-ai", "name": "claude.ai", "oauth": True,
-         "where": "Settings › Connectors › Add custom connector", "text": mcp_url,
-         "note": "Paste the URL, then Connect: you sign in to twin memory and choose project, end user and access."},
-        {"id": "chatgpt", "name": "ChatGPT", "oauth": True,
-         "where": "Settings › Apps & Connectors › Advanced settings › Developer mode, then Create", "text": mcp_url,
-         "note": "Paste the URL with OAuth as the authentication, then sign in to twin memory and choose on the card."},
+        {
+            "id": "claude-code",
+            "name": "Claude Code",
+            "where": "Run in a terminal",
+            "text": (
+                f"claude mcp add --transport http {SERVER_NAME} {mcp_url} \\\n"
+                f'  --header "Authorization: Bearer {key}" \\\n  --header "X-Twin-Account: {account}"'
+            ),
+            "note": "Add --scope project to share it with your repository through .mcp.json.",
+        },
+        {
+            "id": "cursor",
+            "name": "Cursor",
+            "where": "~/.cursor/mcp.json (or .cursor/mcp.json in a project)",
+            "text": _json({"mcpServers": {SERVER_NAME: {"url": mcp_url, "headers": headers}}}),
+            "note": "",
+        },
+        {
+            "id": "vscode",
+            "name": "VS Code",
+            "where": ".vscode/mcp.json",
+            "text": _json({"servers": {SERVER_NAME: {"type": "http", "url": mcp_url, "headers": headers}}}),
+            "note": "Then start the server from the MCP view, or run “MCP: List Servers”.",
+        },
+        {
+            "id": "windsurf",
+            "name": "Windsurf",
+            "where": "~/.codeium/windsurf/mcp_config.json",
+            "text": _json({"mcpServers": {SERVER_NAME: {"serverUrl": mcp_url, "headers": headers}}}),
+            "note": "",
+        },
+        {
+            "id": "codex",
+            "name": "Codex",
+            "where": "~/.codex/config.toml",
+            "text": (
+                f'[mcp_servers.{SERVER_NAME.replace("-", "_")}]\nurl = "{mcp_url}"\n'
+                f'http_headers = {{ "Authorization" = "Bearer {key}", "X-Twin-Account" = "{account}" }}'
+            ),
+            "note": "",
+        },
+        {
+            "id": "claude-desktop",
+            "name": "Claude Desktop (through mcp-remote)",
+            "where": "Settings › Developer › Edit Config (claude_desktop_config.json)",
+            "text": _json(
+                {
+                    "mcpServers": {
+                        SERVER_NAME: {
+                            "command": "npx",
+                            "args": [
+                                "-y",
+                                "mcp-remote",
+                                mcp_url,
+                                "--header",
+                                "Authorization:${TWIN_AUTH}",
+                                "--header",
+                                "X-Twin-Account:${TWIN_ACCOUNT}",
+                            ],
+                            "env": {"TWIN_AUTH": f"Bearer {key}", "TWIN_ACCOUNT": account},
+                        }
+                    }
+                }
+            ),
+            "note": "Needs Node.js. The header values go through env because some clients split arguments at spaces.",
+        },
+        {
+            "id": "claude-ai",
+            "name": "claude.ai",
+            "oauth": True,
+            "where": "Settings › Connectors › Add custom connector",
+            "text": mcp_url,
+            "note": "Paste the URL, then Connect: you sign in to twin memory and choose project, end user and access.",
+        },
+        {
+            "id": "chatgpt",
+            "name": "ChatGPT",
+            "oauth": True,
+            "where": "Settings › Apps & Connectors › Advanced settings › Developer mode, then Create",
+            "text": mcp_url,
+            "note": "Paste the URL with OAuth as the authentication, then sign in to twin memory and choose on the card.",
+        },
     ]
 
 
 def curl_line(base_url: str, *, key: str, account: str = ACCOUNT_PLACEHOLDER) -> str:
     """A ready request: search one end user's memory over the HTTP API."""
-    return (f"curl -s {base_url}/v1/memory/search \\\n  -H \"Authorization: Bearer {key}\" \\\n"
-            f"  -H \"X-Twin-Account: {account}\" \\\n  -H \"Content-Type: application/json\" \\\n"
-            f"  -d '{{\"query\": \"What do you remember about me?\"}}'")
+    return (
+        f'curl -s {base_url}/v1/memory/search \\\n  -H "Authorization: Bearer {key}" \\\n'
+        f'  -H "X-Twin-Account: {account}" \\\n  -H "Content-Type: application/json" \\\n'
+        f'  -d \'{{"query": "What do you remember about me?"}}\''
+    )

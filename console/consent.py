@@ -20,7 +20,12 @@ from oauthlib.oauth2.rfc6749 import errors
 
 from accounts.connections import own_end_user_id
 from accounts.consent import (
-    ACCESS_LABELS, ConsentError, connection_grant, consent_memberships, consent_resolve, scope_for_access,
+    ACCESS_LABELS,
+    ConsentError,
+    connection_grant,
+    consent_memberships,
+    consent_resolve,
+    scope_for_access,
 )
 from accounts.models import END_USER_ID_MAX, Access, OAuthApplication
 from accounts.permissions import can, roles_with, roles_without
@@ -91,8 +96,11 @@ class ConsentForm(AllowForm):
             return cleaned  # Cancel: nothing to check, the app hears access_denied
         try:
             project, end_user_id, access = consent_resolve(
-                user=self.user, project_slug=cleaned.get("project") or "", end_user_id=cleaned.get("end_user") or "",
-                access=cleaned.get("access") or "", offered=self.offered,
+                user=self.user,
+                project_slug=cleaned.get("project") or "",
+                end_user_id=cleaned.get("end_user") or "",
+                access=cleaned.get("access") or "",
+                offered=self.offered,
             )
         except ConsentError as refused:
             self.add_error(refused.field, refused.message)
@@ -118,14 +126,23 @@ class ConsentView(AuthorizationView):
         scopes, credentials = super().validate_authorization_request(request)
         state, redirect_uri = credentials.get("state"), credentials["redirect_uri"]
         if credentials.get("code_challenge_method") != "S256":
-            raise OAuthToolkitError(errors.InvalidRequestError(
-                description="PKCE with code_challenge_method S256 is required.", state=state), redirect_uri)
+            raise OAuthToolkitError(
+                errors.InvalidRequestError(
+                    description="PKCE with code_challenge_method S256 is required.", state=state
+                ),
+                redirect_uri,
+            )
         expected = mcp_resource_url(request)
         for resource in request.GET.getlist("resource"):
             if not resource_is(resource, expected):
-                raise OAuthToolkitError(errors.CustomOAuth2Error(
-                    "invalid_target", description=f"This server issues tokens only for {expected}.", state=state,
-                ), redirect_uri)
+                raise OAuthToolkitError(
+                    errors.CustomOAuth2Error(
+                        "invalid_target",
+                        description=f"This server issues tokens only for {expected}.",
+                        state=state,
+                    ),
+                    redirect_uri,
+                )
         return scopes, credentials
 
     def get_initial(self):
@@ -135,8 +152,11 @@ class ConsentView(AuthorizationView):
 
     def get_form_kwargs(self):
         kwargs = super().get_form_kwargs()
-        requested = self.request.POST.get("scope", "") if self.request.method == "POST" else " ".join(
-            self.oauth2_data.get("scopes", []))
+        requested = (
+            self.request.POST.get("scope", "")
+            if self.request.method == "POST"
+            else " ".join(self.oauth2_data.get("scopes", []))
+        )
         kwargs.update(user=self.request.user, offered=offered_accesses(requested))
         return kwargs
 
@@ -184,10 +204,13 @@ class ConsentView(AuthorizationView):
             credentials["connection"] = connection_grant(
                 user=request.user,
                 application=OAuthApplication.objects.get(client_id=credentials["client_id"]),
-                project=self.consent["project"], end_user_id=self.consent["end_user"], access=self.consent["access"],
+                project=self.consent["project"],
+                end_user_id=self.consent["end_user"],
+                access=self.consent["access"],
             )
             return super().create_authorization_response(
-                request, scope_for_access(self.consent["access"]), credentials, allow)
+                request, scope_for_access(self.consent["access"]), credentials, allow
+            )
 
     def redirect(self, redirect_to, application):
         """Every answer to the app names this issuer (RFC 9207), errors too, against mix-up attacks."""

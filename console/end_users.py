@@ -24,8 +24,7 @@ from .access import NOT_FOUND, project_for
 from .forms import SEARCH_MAX, ForgetForm
 from .security import console_page
 
-TABS = (("files", "Files"), ("threads", "Passages by thread"), ("index", "Written index"),
-        ("subjects", "Subjects"))
+TABS = (("files", "Files"), ("threads", "Passages by thread"), ("index", "Written index"), ("subjects", "Subjects"))
 THREADS_SHOWN = 100
 PASSAGES_SHOWN = 500
 
@@ -41,8 +40,11 @@ def end_users(request, slug: str):
         sizes = sizes_of_end_users(end_user_ids=[e.pk for e in rows])
     for row in rows:
         row.items_n, row.passages_n = sizes[row.pk]["items"], sizes[row.pk]["passages"]
-    return render(request, "console/end_users.html", {
-        "project": project, "rows": rows, "q": query, "total": end_user_count(project=project, search=query)})
+    return render(
+        request,
+        "console/end_users.html",
+        {"project": project, "rows": rows, "q": query, "total": end_user_count(project=project, search=query)},
+    )
 
 
 def _memory(project, account: str) -> Memory:
@@ -79,8 +81,11 @@ def _crumbs(path: str) -> list[dict]:
 def _threads(memory: Memory, selected: str) -> dict:
     """The end user's threads, most recent first, and the passages of one (the chosen or the newest)."""
     threads = browse.threads_by_recency(memory=memory, limit=THREADS_SHOWN)
-    current = next((t for t in threads if t.tid == selected), None) or (
-        browse.thread_of(memory=memory, tid=selected) if selected else None) or (threads[0] if threads else None)
+    current = (
+        next((t for t in threads if t.tid == selected), None)
+        or (browse.thread_of(memory=memory, tid=selected) if selected else None)
+        or (threads[0] if threads else None)
+    )
     passages = []
     if current is not None:
         passages = browse.thread_passages(memory=memory, thread=current, limit=PASSAGES_SHOWN)
@@ -97,8 +102,12 @@ def _subjects(memory: Memory, selected: str) -> dict:
         by_attribute: dict[str, list] = {}
         for entry in found["chain"]:
             by_attribute.setdefault(entry["attribute"], []).append(entry)
-        out["subject"] = {"key": selected, "name": found["subject"], "attributes": sorted(by_attribute.items()),
-                          "path": subject_path(found["subject"])}
+        out["subject"] = {
+            "key": selected,
+            "name": found["subject"],
+            "attributes": sorted(by_attribute.items()),
+            "path": subject_path(found["subject"]),
+        }
     return out
 
 
@@ -116,8 +125,13 @@ def _end_user_page(request, project, memory: Memory):
     tab = request.GET.get("tab", "files")
     if tab not in dict(TABS):
         tab = "files"
-    context = {"project": project, "end_user": memory.end_user, "tab": tab, "tabs": TABS,
-               "overview": browse.memory_overview(memory=memory)}
+    context = {
+        "project": project,
+        "end_user": memory.end_user,
+        "tab": tab,
+        "tabs": TABS,
+        "overview": browse.memory_overview(memory=memory),
+    }
     if tab == "files":
         context.update(_files(memory, request.GET.get("path", "")))
     elif tab == "threads":
@@ -147,10 +161,19 @@ def _forget(request, project, memory: Memory, account: str):
         item = browse.item_of(memory=memory, item_id=item_id) if item_id else None
         if item_id and item is None:
             raise Http404(NOT_FOUND)
-        return render(request, "console/end_user_forget.html", {
-            "project": project, "end_user": memory.end_user, "item": item, "everything": item is None,
-            "passages": browse.passage_ids_of_item(memory=memory, item=item) if item else [],
-            "counts": browse.memory_overview(memory=memory)["counts"], "back": back})
+        return render(
+            request,
+            "console/end_user_forget.html",
+            {
+                "project": project,
+                "end_user": memory.end_user,
+                "item": item,
+                "everything": item is None,
+                "passages": browse.passage_ids_of_item(memory=memory, item=item) if item else [],
+                "counts": browse.memory_overview(memory=memory)["counts"],
+                "back": back,
+            },
+        )
     form = ForgetForm(request.POST)
     if not form.is_valid():
         raise Http404(NOT_FOUND)
@@ -170,5 +193,3 @@ def _forget(request, project, memory: Memory, account: str):
         raise Http404(NOT_FOUND) from None
     messages.success(request, f"Forgot item {data['item']} and everything derived from it.")
     return redirect(back)
-
-

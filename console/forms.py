@@ -38,10 +38,12 @@ class ProjectForm(forms.Form):
 class RateLimitsForm(forms.Form):
     """The project's rate limits in requests a minute; empty keeps the service's default."""
 
-    per_credential = forms.IntegerField(min_value=1, max_value=RATE_LIMIT_MAX, required=False,
-                                        label="Requests a minute per key or app")
-    per_end_user = forms.IntegerField(min_value=1, max_value=RATE_LIMIT_MAX, required=False,
-                                      label="Requests a minute per key or app and end user")
+    per_credential = forms.IntegerField(
+        min_value=1, max_value=RATE_LIMIT_MAX, required=False, label="Requests a minute per key or app"
+    )
+    per_end_user = forms.IntegerField(
+        min_value=1, max_value=RATE_LIMIT_MAX, required=False, label="Requests a minute per key or app and end user"
+    )
 
 
 class SecretPolicyForm(forms.Form):

@@ -20,8 +20,12 @@ from .security import console_page
 
 
 def _page(request, project, *, form=None, status=HTTPStatus.OK):
-    return render(request, "console/keys.html", {
-        "project": project, "keys": api_keys_of_project(project=project), "form": form or KeyForm()}, status=status)
+    return render(
+        request,
+        "console/keys.html",
+        {"project": project, "keys": api_keys_of_project(project=project), "form": form or KeyForm()},
+        status=status,
+    )
 
 
 @console_page
@@ -40,13 +44,20 @@ def create(request, slug: str):
     form = KeyForm(request.POST)
     if not form.is_valid():
         return _page(request, project, form=form, status=HTTPStatus.BAD_REQUEST)
-    key, raw = api_key_create(project=project, access=form.cleaned_data["access"],
-                              name=form.cleaned_data["name"].strip(), created_by=request.user)
+    key, raw = api_key_create(
+        project=project,
+        access=form.cleaned_data["access"],
+        name=form.cleaned_data["name"].strip(),
+        created_by=request.user,
+    )
     mcp_url = mcp_resource_url(request)
     base_url = mcp_url.rsplit(MCP_RESOURCE_PATH, 1)[0]
     clients = [c for c in client_configs(mcp_url, key=raw) if not c.get("oauth")]
-    return render(request, "console/key_created.html", {
-        "project": project, "key": key, "raw": raw, "curl": curl_line(base_url, key=raw), "clients": clients})
+    return render(
+        request,
+        "console/key_created.html",
+        {"project": project, "key": key, "raw": raw, "curl": curl_line(base_url, key=raw), "clients": clients},
+    )
 
 
 @console_page

@@ -13,10 +13,19 @@ from django.views.decorators.http import require_POST
 from accounts.models import Role
 from accounts.permissions import can
 from accounts.selectors import (
-    invitation_by_token, invitation_of_project, invitations_open, members_of_project, membership_of_project,
+    invitation_by_token,
+    invitation_of_project,
+    invitations_open,
+    members_of_project,
+    membership_of_project,
 )
 from accounts.services import (
-    INVITATION_DAYS, AccountsError, invitation_accept, invitation_create, invitation_send, membership_change_role,
+    INVITATION_DAYS,
+    AccountsError,
+    invitation_accept,
+    invitation_create,
+    invitation_send,
+    membership_change_role,
     membership_remove,
 )
 from accounts.services import invitation_revoke as revoke_invitation
@@ -28,8 +37,7 @@ from .security import console_page
 
 def _grantable_roles(actor_role: str) -> list[tuple[str, str]]:
     """The roles this person may give: all of them for an Owner, all but Owner for an Admin."""
-    return [(value, label) for value, label in Role.choices
-            if value != Role.OWNER or can(actor_role, "manage_owners")]
+    return [(value, label) for value, label in Role.choices if value != Role.OWNER or can(actor_role, "manage_owners")]
 
 
 def _page(request, project, *, invite_form=None, status=HTTPStatus.OK):
@@ -38,9 +46,14 @@ def _page(request, project, *, invite_form=None, status=HTTPStatus.OK):
     for membership in members_of_project(project=project):
         touchable = can(actor, "manage_members") and (membership.role != Role.OWNER or can(actor, "manage_owners"))
         rows.append({"membership": membership, "editable": touchable, "is_me": membership.user_id == request.user.pk})
-    context = {"project": project, "rows": rows, "roles": _grantable_roles(actor),
-               "invitations": invitations_open(project=project) if can(actor, "manage_members") else [],
-               "invite_form": invite_form or InviteForm(), "invitation_days": INVITATION_DAYS}
+    context = {
+        "project": project,
+        "rows": rows,
+        "roles": _grantable_roles(actor),
+        "invitations": invitations_open(project=project) if can(actor, "manage_members") else [],
+        "invite_form": invite_form or InviteForm(),
+        "invitation_days": INVITATION_DAYS,
+    }
     return render(request, "console/members.html", context, status=status)
 
 
@@ -61,15 +74,20 @@ def invite(request, slug: str):
     if form.is_valid():
         try:
             invitation, token = invitation_create(
-                project=project, email=form.cleaned_data["email"], role=form.cleaned_data["role"],
-                invited_by=request.user, actor_role=project.role)
+                project=project,
+                email=form.cleaned_data["email"],
+                role=form.cleaned_data["role"],
+                invited_by=request.user,
+                actor_role=project.role,
+            )
         except AccountsError as refused:
             form.add_error("email" if "member" in str(refused) else "role", str(refused))
         else:
             link = request.build_absolute_uri(reverse("console:invitation", kwargs={"token": token}))
             invitation_send(invitation=invitation, link=link)
-            messages.success(request, f"Invited {invitation.email} as {invitation.get_role_display()}: "
-                                      f"the link is on its way.")
+            messages.success(
+                request, f"Invited {invitation.email} as {invitation.get_role_display()}: the link is on its way."
+            )
             return redirect("console:members", slug=project.slug)
     return _page(request, project, invite_form=form, status=HTTPStatus.BAD_REQUEST)
 
@@ -153,6 +171,12 @@ def invitation(request, token: str):
             return redirect(here)
         messages.success(request, f"You joined {membership.project.name} as {membership.get_role_display()}.")
         return redirect("console:project", slug=membership.project.slug)
-    return render(request, "console/invitation.html", {
-        "invitation": found, "here": here,
-        "wrong_account": request.user.is_authenticated and request.user.email.lower() != found.email.lower()})
+    return render(
+        request,
+        "console/invitation.html",
+        {
+            "invitation": found,
+            "here": here,
+            "wrong_account": request.user.is_authenticated and request.user.email.lower() != found.email.lower(),
+        },
+    )

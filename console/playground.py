@@ -53,6 +53,7 @@ log = logging.getLogger(__name__)
 
 # --- the form, from the input schema -------------------------------------------------------------------
 
+
 def _widget(spec: dict) -> str:
     kind = spec.get("type")
     if kind == "string":
@@ -73,12 +74,22 @@ def _widget(spec: dict) -> str:
 def _field(name: str, spec: dict, *, input_name: str, required: bool, value=None) -> dict:
     """One input's description for the template: the widget and the HTML attributes of the schema's bounds."""
     return {
-        "name": name, "input": input_name, "widget": _widget(spec), "required": required,
-        "description": spec.get("description", ""), "default": spec.get("default"),
-        "minlength": spec.get("minLength") or None, "maxlength": spec.get("maxLength"),
-        "min": spec.get("minimum"), "max": spec.get("maximum"), "choices": spec.get("enum", ()),
-        "min_items": spec.get("minItems"), "max_items": spec.get("maxItems"),
-        "value": spec.get("default", "") if value is None else value, "error": "", "bounds": bounds(spec),
+        "name": name,
+        "input": input_name,
+        "widget": _widget(spec),
+        "required": required,
+        "description": spec.get("description", ""),
+        "default": spec.get("default"),
+        "minlength": spec.get("minLength") or None,
+        "maxlength": spec.get("maxLength"),
+        "min": spec.get("minimum"),
+        "max": spec.get("maximum"),
+        "choices": spec.get("enum", ()),
+        "min_items": spec.get("minItems"),
+        "max_items": spec.get("maxItems"),
+        "value": spec.get("default", "") if value is None else value,
+        "error": "",
+        "bounds": bounds(spec),
         "html_required": required,
     }
 
@@ -94,7 +105,8 @@ def bounds(spec: dict) -> str:
         return f"{spec.get('minLength', 0)} to {spec['maxLength']:,} characters"
     if kind == "integer":
         return f"{spec.get('minimum')} to {spec.get('maximum')}" + (
-            f"; default {spec['default']}" if "default" in spec else "")
+            f"; default {spec['default']}" if "default" in spec else ""
+        )
     if kind == "array":
         return f"{spec.get('minItems', 0)} to {spec.get('maxItems'):,} entries"
     if kind == "boolean":
@@ -104,9 +116,17 @@ def bounds(spec: dict) -> str:
 
 def _row(spec: dict, prefix: str, index: int, values: dict) -> list[dict]:
     item = spec["items"]
-    row = [_field(name, item["properties"][name], input_name=f"{prefix}-{index}-{name}",
-                  required=name in item.get("required", ()), value=values.get(name))
-           for name in ROW_FIELDS if name in item["properties"]]
+    row = [
+        _field(
+            name,
+            item["properties"][name],
+            input_name=f"{prefix}-{index}-{name}",
+            required=name in item.get("required", ()),
+            value=values.get(name),
+        )
+        for name in ROW_FIELDS
+        if name in item["properties"]
+    ]
     for field in row:
         field["html_required"] = False  # the JSON box may be used instead of the rows
     return row
@@ -217,6 +237,7 @@ def input_for(field_path: str, *, json_used: set[str]) -> str:
 
 # --- the call, and what it is equivalent to --------------------------------------------------------------
 
+
 def run_tool(*, context: Context, tool: Tool, arguments: dict) -> dict:
     """One call through the registry, surface "console", as the page shows it: `status` (what the HTTP route
     answers) and `answer` (the tool's JSON, or its error). A crash is logged and shown as failed."""
@@ -232,15 +253,21 @@ def equivalents(request, *, tool: Tool, account: str, arguments: dict) -> dict:
     """The same call as a curl line to the tool's HTTP route, and as the MCP tools/call body."""
     body = json.dumps(arguments, ensure_ascii=False)
     url = request.build_absolute_uri(f"/v1/memory/{tool.route}")
-    curl = (f"curl -s {url} -H \"Authorization: Bearer {API_KEY_VARIABLE}\" "
-            f"-H {shlex.quote(f'{ACCOUNT_HEADER}: {account}')} -H \"Content-Type: application/json\" "
-            f"-d {shlex.quote(body)}")
+    curl = (
+        f'curl -s {url} -H "Authorization: Bearer {API_KEY_VARIABLE}" '
+        f'-H {shlex.quote(f"{ACCOUNT_HEADER}: {account}")} -H "Content-Type: application/json" '
+        f"-d {shlex.quote(body)}"
+    )
     mcp = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool.name, "arguments": arguments}}
-    return {"curl": curl, "mcp": json.dumps(mcp, indent=2, ensure_ascii=False),
-            "mcp_url": request.build_absolute_uri("/v1/mcp")}
+    return {
+        "curl": curl,
+        "mcp": json.dumps(mcp, indent=2, ensure_ascii=False),
+        "mcp_url": request.build_absolute_uri("/v1/mcp"),
+    }
 
 
 # --- the pages --------------------------------------------------------------------------------------------
+
 
 def _access(request) -> str:
     return Access.WRITE if can(request.membership.role, WRITE) else Access.READ
@@ -263,10 +290,19 @@ def _render(request, project, *, tool: Tool, end_user: str, fields: list[dict], 
     access = _access(request)
     recent = request.session.get(_recent_key(project), [])
     context = {
-        "project": project, "tools": _offered(project, access), "tool": tool, "end_user": end_user,
-        "fields": fields, "access": access, "can_write": access == Access.WRITE, "recent_end_users": recent,
-        "end_user_max": END_USER_ID_MAX, "account_header": ACCOUNT_HEADER, "date_pattern": DATE_PATTERN,
-        "errors": {}, "result": None,
+        "project": project,
+        "tools": _offered(project, access),
+        "tool": tool,
+        "end_user": end_user,
+        "fields": fields,
+        "access": access,
+        "can_write": access == Access.WRITE,
+        "recent_end_users": recent,
+        "end_user_max": END_USER_ID_MAX,
+        "account_header": ACCOUNT_HEADER,
+        "date_pattern": DATE_PATTERN,
+        "errors": {},
+        "result": None,
         # the end user whose memory the page's Export and Import links reach: only one memory was made for
         "known_end_user": end_user_of_project(project=project, external_id=end_user) if end_user else None,
         **extra,
@@ -285,8 +321,14 @@ def page(request, slug: str):
     end_user = request.GET.get("end_user", recent[0] if recent else "")[:END_USER_ID_MAX]
     prefill = {k: v for k, v in request.GET.items() if k.startswith("arg-")}
     arguments = arguments_from(tool, prefill)[0]
-    return _render(request, project, tool=tool, end_user=end_user, fields=form_fields(tool, prefill),
-                   same_call=equivalents(request, tool=tool, account=end_user or "END_USER", arguments=arguments))
+    return _render(
+        request,
+        project,
+        tool=tool,
+        end_user=end_user,
+        fields=form_fields(tool, prefill),
+        same_call=equivalents(request, tool=tool, account=end_user or "END_USER", arguments=arguments),
+    )
 
 
 @console_page
@@ -302,9 +344,15 @@ def run(request, slug: str):
     end_user = request.POST.get("end_user", "").strip()
     if tool is None:
         fallback = offered.get(DEFAULT_TOOL) or next(iter(offered.values()))
-        return _render(request, project, tool=fallback, end_user=end_user, fields=form_fields(fallback),
-                       status=HTTPStatus.BAD_REQUEST,
-                       problem=f"No tool by that name: choose one of {', '.join(offered)}.")  # never quoted
+        return _render(
+            request,
+            project,
+            tool=fallback,
+            end_user=end_user,
+            fields=form_fields(fallback),
+            status=HTTPStatus.BAD_REQUEST,
+            problem=f"No tool by that name: choose one of {', '.join(offered)}.",
+        )  # never quoted
     arguments, errors, rows, texts = arguments_from(tool, request.POST)
     try:
         account = parse_account(end_user)
@@ -322,6 +370,15 @@ def run(request, slug: str):
         result["view"] = readable(result["answer"], link=link_for(request, project, account))
     fields = with_errors(form_fields(tool, request.POST, rows=rows, json_text=texts), errors)
     status = result["status"] if result and result["status"] in (400, 403) else (400 if errors else 200)
-    return _render(request, project, tool=tool, end_user=end_user, fields=fields, status=status, result=result,
-                   errors=errors, arguments=arguments,
-                   same_call=equivalents(request, tool=tool, account=end_user, arguments=arguments))
+    return _render(
+        request,
+        project,
+        tool=tool,
+        end_user=end_user,
+        fields=fields,
+        status=status,
+        result=result,
+        errors=errors,
+        arguments=arguments,
+        same_call=equivalents(request, tool=tool, account=end_user, arguments=arguments),
+    )

@@ -22,8 +22,9 @@ def when(value) -> str:
         return str(value)
     if (moment.hour, moment.minute, moment.second) == (0, 0, 0):
         return moment.date().isoformat()
-    return moment.strftime("%Y-%m-%d %H:%M") + (" UTC" if moment.utcoffset() is not None and
-                                                 not moment.utcoffset() else moment.strftime(" %z"))
+    return moment.strftime("%Y-%m-%d %H:%M") + (
+        " UTC" if moment.utcoffset() is not None and not moment.utcoffset() else moment.strftime(" %z")
+    )
 
 
 def memory_url(project, account: str, path: str) -> str:
@@ -35,7 +36,9 @@ def memory_url(project, account: str, path: str) -> str:
 def _short(path) -> str:
     """A passage path as a link's text: its thread's first characters and the passage (the title has it all)."""
     parts = (path or "").removesuffix(".md").split("/")
-    return f"{parts[-2][:THREAD_SHOWN]}…/{parts[-1]}" if len(parts) >= 2 and parts[-2].startswith("th_") else (path or "")
+    return (
+        f"{parts[-2][:THREAD_SHOWN]}…/{parts[-1]}" if len(parts) >= 2 and parts[-2].startswith("th_") else (path or "")
+    )
 
 
 def readable(answer: dict, *, link) -> dict:
@@ -43,19 +46,39 @@ def readable(answer: dict, *, link) -> dict:
     chain, a directory, a file, saved items, counts. `link(path)` gives a path's URL."""
     view = {}
     passages = answer.get("hits") or answer.get("passages") or []
-    view["passages"] = [{**p, "url": link(p["path"]) if p.get("path") else "", "when": when(p.get("at"))}
-                        for p in passages if isinstance(p, dict)]
-    view["facts"] = [{**f, "since_text": when(f.get("since")), "until_text": when(f.get("until")) or "now",
-                      "said_text": when(f.get("said_at")), "url": link(f["source"]) if f.get("source") else "",
-                      "source_label": _short(f.get("source"))}
-                     for f in answer.get("known") or []]
-    view["chain"] = [{**e, "from_text": when(e.get("valid_from")), "to_text": when(e.get("valid_to")) or "now",
-                      "recorded_text": when(e.get("recorded_at")), "retracted_text": when(e.get("retracted_at")),
-                      "url": link(e["source"]["path"]) if (e.get("source") or {}).get("path") else "",
-                      "source_label": _short((e.get("source") or {}).get("path"))}
-                     for e in answer.get("chain") or []]
-    view["children"] = [{**c, "url": link(c["path"]) if c.get("path") else ""}
-                        for c in answer.get("children") or [] if isinstance(c, dict)]
+    view["passages"] = [
+        {**p, "url": link(p["path"]) if p.get("path") else "", "when": when(p.get("at"))}
+        for p in passages
+        if isinstance(p, dict)
+    ]
+    view["facts"] = [
+        {
+            **f,
+            "since_text": when(f.get("since")),
+            "until_text": when(f.get("until")) or "now",
+            "said_text": when(f.get("said_at")),
+            "url": link(f["source"]) if f.get("source") else "",
+            "source_label": _short(f.get("source")),
+        }
+        for f in answer.get("known") or []
+    ]
+    view["chain"] = [
+        {
+            **e,
+            "from_text": when(e.get("valid_from")),
+            "to_text": when(e.get("valid_to")) or "now",
+            "recorded_text": when(e.get("recorded_at")),
+            "retracted_text": when(e.get("retracted_at")),
+            "url": link(e["source"]["path"]) if (e.get("source") or {}).get("path") else "",
+            "source_label": _short((e.get("source") or {}).get("path")),
+        }
+        for e in answer.get("chain") or []
+    ]
+    view["children"] = [
+        {**c, "url": link(c["path"]) if c.get("path") else ""}
+        for c in answer.get("children") or []
+        if isinstance(c, dict)
+    ]
     if isinstance(answer.get("text"), str) and answer.get("path") is not None and not passages:
         view["file"] = {"path": answer["path"], "text": answer["text"], "url": link(answer["path"])}
     # Every key is set, so a template never falls back to a dict's own .items.
@@ -63,13 +86,18 @@ def readable(answer: dict, *, link) -> dict:
     items = answer["items"] if isinstance(answer.get("items"), list) else []
     view["items"] = [{**item, "note": item_note(item)} for item in items if isinstance(item, dict)]
     counts = answer.get("counts") if isinstance(answer.get("counts"), dict) else {}
-    view["counts"] = [(key, ", ".join(f"{k} {v}" for k, v in value.items()) if isinstance(value, dict) else value)
-                      for key, value in counts.items()]
+    view["counts"] = [
+        (key, ", ".join(f"{k} {v}" for k, v in value.items()) if isinstance(value, dict) else value)
+        for key, value in counts.items()
+    ]
     view["index"] = answer.get("index", "") if counts else ""
     view["details"] = []
     if answer.get("error"):  # why memory could not answer, and what exists instead
-        view["details"] = [(key, ", ".join(map(str, value)) if isinstance(value, list) else value)
-                           for key, value in answer.items() if key not in ("error", "message") and value]
+        view["details"] = [
+            (key, ", ".join(map(str, value)) if isinstance(value, list) else value)
+            for key, value in answer.items()
+            if key not in ("error", "message") and value
+        ]
     view["empty"] = not any(view.values())
     return view
 

@@ -78,8 +78,11 @@ def import_(request, slug: str, account: str):
         messages.error(request, f"Nothing was imported: {refused.message}.")
         return back
     statuses = ", ".join(f"{count} {status}" for status, count in sorted(answer["statuses"].items())) or "none"
-    messages.success(request, f"Imported {answer['items']} items ({statuses}), with {answer['versions']} earlier "
-                     f"versions and {answer['facts']} facts. {answer['unread_items']} still to be read.")
+    messages.success(
+        request,
+        f"Imported {answer['items']} items ({statuses}), with {answer['versions']} earlier "
+        f"versions and {answer['facts']} facts. {answer['unread_items']} still to be read.",
+    )
     return back
 
 

@@ -19,7 +19,8 @@ def credential_labels(*, project: Project) -> dict[str, str]:
     for prefix, name, revoked in ApiKey.objects.filter(project=project).values_list("prefix", "name", "revoked_at"):
         labels[prefix] = f"{name or 'Unnamed key'} ({prefix}…){' · revoked' if revoked else ''}"
     for pk, app, email in Connection.objects.filter(project=project).values_list(
-            "pk", "application__name", "user__email"):
+        "pk", "application__name", "user__email"
+    ):
         labels[f"oauth:{pk}"] = f"{app or 'App'} · {email} (OAuth)"
     return labels
 
@@ -42,7 +43,8 @@ def usage_of_project(*, project: Project, days: int) -> dict:
     for d in daily:
         d["percent"] = round(100 * d["requests"] / peak)
     return {
-        "since": since, "daily": list(reversed(daily)),
+        "since": since,
+        "daily": list(reversed(daily)),
         "by_tool": sorted(sums["by_tool"], key=lambda r: -r["requests"]),
         "by_key": sorted(by_key, key=lambda r: -r["requests"]),
         "by_surface": sorted(sums["by_surface"], key=lambda r: -r["requests"]),

@@ -27,8 +27,10 @@ def signup(request):
     form = SignUpForm(request.POST or None, initial={"email": request.GET.get("email", "")})
     if request.method == "POST" and form.is_valid():
         signup_request(
-            email=form.cleaned_data["email"], password=form.cleaned_data["password"],
-            project_name=form.cleaned_data["project_name"], next_url=_safe_next(request, ""),
+            email=form.cleaned_data["email"],
+            password=form.cleaned_data["password"],
+            project_name=form.cleaned_data["project_name"],
+            next_url=_safe_next(request, ""),
             link_for=lambda token: request.build_absolute_uri(reverse("console:signup-confirm", args=[token])),
             login_url=request.build_absolute_uri(reverse("console:login")),
             reset_url=request.build_absolute_uri(reverse("console:password-reset")),

@@ -21,6 +21,14 @@ def usage(request, slug: str):
     if days not in USAGE_DAYS:
         days = USAGE_DAYS[0]
     with scoped(project.pk):  # the usage tables show a project only its own rows
-        return render(request, "console/usage.html", {
-            "project": project, "days": days, "day_choices": USAGE_DAYS,
-            "usage": usage_of_project(project=project, days=days), "errors": recent_errors(project=project)})
+        return render(
+            request,
+            "console/usage.html",
+            {
+                "project": project,
+                "days": days,
+                "day_choices": USAGE_DAYS,
+                "usage": usage_of_project(project=project, days=days),
+                "errors": recent_errors(project=project),
+            },
+        )

@@ -20,7 +20,11 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from accounts.connections import (
-    connection_of_project, connection_of_user, connection_revoke, connections_of_project, connections_of_user,
+    connection_of_project,
+    connection_of_user,
+    connection_revoke,
+    connections_of_project,
+    connections_of_user,
 )
 from accounts.consent import ACCESS_LABELS
 from accounts.permissions import can
@@ -47,13 +51,15 @@ SECONDS_PER_MINUTE = 60
 
 def _safe_next(request, default: str) -> str:
     target = request.POST.get("next") or request.GET.get("next") or ""
-    if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
-                                                  require_https=request.is_secure()):
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         return target
     return default
 
 
 # --- Accounts -------------------------------------------------------------------------------------------
+
 
 @console_page
 def home(request):
@@ -83,9 +89,13 @@ class LoginView(auth_views.LoginView):
         # Refused before the password is checked, so guessing gets no answer at all.
         form = self.get_form_class()(request, initial={"username": request.POST.get("username", "")})
         minutes = math.ceil(wait / SECONDS_PER_MINUTE)
-        refused = (f"Too many failed attempts for this account or from this address: try again in {minutes} "
-                   f"minute{'s' if minutes != 1 else ''}, or reset your password.")
-        response = self.render_to_response(self.get_context_data(form=form, refused=refused), status=HTTPStatus.TOO_MANY_REQUESTS)
+        refused = (
+            f"Too many failed attempts for this account or from this address: try again in {minutes} "
+            f"minute{'s' if minutes != 1 else ''}, or reset your password."
+        )
+        response = self.render_to_response(
+            self.get_context_data(form=form, refused=refused), status=HTTPStatus.TOO_MANY_REQUESTS
+        )
         response["Retry-After"] = str(wait)
         return response
 
@@ -132,16 +142,24 @@ class PasswordResetCompleteView(auth_views.PasswordResetCompleteView):
 
 
 def _rows(connections, disconnect_url):
-    return [{"connection": c, "access_label": ACCESS_LABELS[c.access], "disconnect_url": disconnect_url(c),
-             "app_host": client_host(c.application)} for c in connections]
+    return [
+        {
+            "connection": c,
+            "access_label": ACCESS_LABELS[c.access],
+            "disconnect_url": disconnect_url(c),
+            "app_host": client_host(c.application),
+        }
+        for c in connections
+    ]
 
 
 @console_page
 @login_required
 def account_apps(request):
     """Account > Connected apps: every app this person connected, with Disconnect."""
-    rows = _rows(connections_of_user(user=request.user),
-                 lambda c: reverse("console:account-app-disconnect", kwargs={"pk": c.pk}))
+    rows = _rows(
+        connections_of_user(user=request.user), lambda c: reverse("console:account-app-disconnect", kwargs={"pk": c.pk})
+    )
     return render(request, "console/account_apps.html", {"rows": rows})
 
 
@@ -159,12 +177,14 @@ def account_app_disconnect(request, pk: int):
 
 # --- Projects -------------------------------------------------------------------------------------------
 
+
 @console_page
 @login_required
 def projects(request):
     """Every project the person belongs to, with their role, and a form to create one."""
-    return render(request, "console/projects.html", {
-        "memberships": memberships_of_user(user=request.user), "form": ProjectForm()})
+    return render(
+        request, "console/projects.html", {"memberships": memberships_of_user(user=request.user), "form": ProjectForm()}
+    )
 
 
 @console_page
@@ -174,8 +194,12 @@ def project_new(request):
     """Create a project; its creator is its Owner."""
     form = ProjectForm(request.POST)
     if not form.is_valid():
-        return render(request, "console/projects.html", {
-            "memberships": memberships_of_user(user=request.user), "form": form}, status=HTTPStatus.BAD_REQUEST)
+        return render(
+            request,
+            "console/projects.html",
+            {"memberships": memberships_of_user(user=request.user), "form": form},
+            status=HTTPStatus.BAD_REQUEST,
+        )
     project = project_create(name=form.cleaned_data["name"].strip(), owner=request.user)
     messages.success(request, f"Created {project.name}.")
     return redirect("console:project", slug=project.slug)
@@ -186,22 +210,40 @@ def project_new(request):
 def project_overview(request, slug: str):
     """A project's front page: counts and where to go next."""
     project = project_for(request, slug)
-    return render(request, "console/project_overview.html", {
-        "project": project, "counts": overview_counts(project=project), "mcp_url": mcp_resource_url(request)})
+    return render(
+        request,
+        "console/project_overview.html",
+        {"project": project, "counts": overview_counts(project=project), "mcp_url": mcp_resource_url(request)},
+    )
 
 
-def _settings_page(request, project, *, rename_form=None, limits_form=None, secrets_form=None, delete_form=None,
-                   status=HTTPStatus.OK):
+def _settings_page(
+    request, project, *, rename_form=None, limits_form=None, secrets_form=None, delete_form=None, status=HTTPStatus.OK
+):
     limits = limits_of(project)
-    return render(request, "console/project_settings.html", {
-        "project": project, "rename_form": rename_form or ProjectForm(initial={"name": project.name}),
-        "limits_form": limits_form or RateLimitsForm(initial={
-            "per_credential": project.rate_limit_per_credential, "per_end_user": project.rate_limit_per_end_user}),
-        "limits": {"per_credential": limits[CREDENTIAL], "per_end_user": limits[END_USER]},
-        "default_limits": {"per_credential": settings.RATE_LIMIT_PER_CREDENTIAL,
-                           "per_end_user": settings.RATE_LIMIT_PER_END_USER},
-        "secrets_form": secrets_form or SecretPolicyForm(initial={"policy": project.secret_policy}),
-        "delete_form": delete_form or DeleteProjectForm()}, status=status)
+    return render(
+        request,
+        "console/project_settings.html",
+        {
+            "project": project,
+            "rename_form": rename_form or ProjectForm(initial={"name": project.name}),
+            "limits_form": limits_form
+            or RateLimitsForm(
+                initial={
+                    "per_credential": project.rate_limit_per_credential,
+                    "per_end_user": project.rate_limit_per_end_user,
+                }
+            ),
+            "limits": {"per_credential": limits[CREDENTIAL], "per_end_user": limits[END_USER]},
+            "default_limits": {
+                "per_credential": settings.RATE_LIMIT_PER_CREDENTIAL,
+                "per_end_user": settings.RATE_LIMIT_PER_END_USER,
+            },
+            "secrets_form": secrets_form or SecretPolicyForm(initial={"policy": project.secret_policy}),
+            "delete_form": delete_form or DeleteProjectForm(),
+        },
+        status=status,
+    )
 
 
 @console_page
@@ -220,11 +262,17 @@ def project_limits(request, slug: str):
     form = RateLimitsForm(request.POST)
     if not form.is_valid():
         return _settings_page(request, project, limits_form=form, status=HTTPStatus.BAD_REQUEST)
-    project_set_rate_limits(project=project, per_credential=form.cleaned_data["per_credential"],
-                            per_end_user=form.cleaned_data["per_end_user"])
+    project_set_rate_limits(
+        project=project,
+        per_credential=form.cleaned_data["per_credential"],
+        per_end_user=form.cleaned_data["per_end_user"],
+    )
     limits = limits_of(project)
-    messages.success(request, f"Rate limits set: {limits[CREDENTIAL]:,} requests a minute per key or app, "
-                     f"{limits[END_USER]:,} per key or app and end user.")
+    messages.success(
+        request,
+        f"Rate limits set: {limits[CREDENTIAL]:,} requests a minute per key or app, "
+        f"{limits[END_USER]:,} per key or app and end user.",
+    )
     return redirect("console:project-settings", slug=project.slug)
 
 
@@ -281,6 +329,7 @@ def project_delete(request, slug: str):
 
 # --- MCP ------------------------------------------------------------------------------------------------
 
+
 @console_page
 @login_required
 def project_mcp(request, slug: str):
@@ -290,8 +339,10 @@ def project_mcp(request, slug: str):
     mcp_url = mcp_resource_url(request)
     context = {"project": project, "mcp_url": mcp_url, "clients": client_configs(mcp_url), "rows": None}
     if can(project.role, "view_connections"):
-        context["rows"] = _rows(connections_of_project(project=project), lambda c: reverse(
-            "console:project-mcp-disconnect", kwargs={"slug": project.slug, "pk": c.pk}))
+        context["rows"] = _rows(
+            connections_of_project(project=project),
+            lambda c: reverse("console:project-mcp-disconnect", kwargs={"slug": project.slug, "pk": c.pk}),
+        )
     return render(request, "console/project_mcp.html", context)
 
 

@@ -53,9 +53,12 @@ _HEADER_WHITESPACE = " \t"  # optional whitespace around a field value, which HT
 # The HTTP status of each error in the new era (transports/streamable-http): a refusal of the request is 400,
 # a method not served 404. Codes not named (a tool that failed) keep the 200 the handshake era sends.
 MODERN_STATUS = {
-    PARSE_ERROR: HTTPStatus.BAD_REQUEST, INVALID_REQUEST: HTTPStatus.BAD_REQUEST,
-    INVALID_PARAMS: HTTPStatus.BAD_REQUEST, HEADER_MISMATCH: HTTPStatus.BAD_REQUEST,
-    UNSUPPORTED_PROTOCOL_VERSION: HTTPStatus.BAD_REQUEST, METHOD_NOT_FOUND: HTTPStatus.NOT_FOUND,
+    PARSE_ERROR: HTTPStatus.BAD_REQUEST,
+    INVALID_REQUEST: HTTPStatus.BAD_REQUEST,
+    INVALID_PARAMS: HTTPStatus.BAD_REQUEST,
+    HEADER_MISMATCH: HTTPStatus.BAD_REQUEST,
+    UNSUPPORTED_PROTOCOL_VERSION: HTTPStatus.BAD_REQUEST,
+    METHOD_NOT_FOUND: HTTPStatus.NOT_FOUND,
 }
 
 
@@ -118,17 +121,27 @@ def _check_headers(message: dict, version, headers) -> None:
     """The mirrored headers agree with the body, or HeaderMismatch (transports/streamable-http, Server
     Validation): a gateway routing on a header must never see a request the server then runs otherwise."""
     if header(headers, VERSION_HEADER) != version:
-        raise _refuse(HEADER_MISMATCH, f"Header mismatch: {VERSION_HEADER} must be present and equal "
-                      f"params._meta[{PROTOCOL_VERSION_KEY!r}].", {"header": VERSION_HEADER})
+        raise _refuse(
+            HEADER_MISMATCH,
+            f"Header mismatch: {VERSION_HEADER} must be present and equal params._meta[{PROTOCOL_VERSION_KEY!r}].",
+            {"header": VERSION_HEADER},
+        )
     method = message["method"]
     if header(headers, METHOD_HEADER) != method:
-        raise _refuse(HEADER_MISMATCH, f"Header mismatch: {METHOD_HEADER} must be present and equal the "
-                      "request's method.", {"header": METHOD_HEADER})
+        raise _refuse(
+            HEADER_MISMATCH,
+            f"Header mismatch: {METHOD_HEADER} must be present and equal the request's method.",
+            {"header": METHOD_HEADER},
+        )
     field = NAME_BEARING.get(method)
     body_value = message["params"].get(field) if field else None
     if body_value is not None and decode_header_value(header(headers, NAME_HEADER)) != body_value:
-        raise _refuse(HEADER_MISMATCH, f"Header mismatch: {NAME_HEADER} must be present and equal "
-                      f"params.{field} (=?base64?…?= when it is not plain ASCII).", {"header": NAME_HEADER})
+        raise _refuse(
+            HEADER_MISMATCH,
+            f"Header mismatch: {NAME_HEADER} must be present and equal "
+            f"params.{field} (=?base64?…?= when it is not plain ASCII).",
+            {"header": NAME_HEADER},
+        )
 
 
 def _invalid_meta(key: str, what: str) -> RpcError:
@@ -142,8 +155,11 @@ def modern_era(message: dict, headers) -> Era:
     requests."""
     meta = _meta(message)
     if meta is None:
-        raise _refuse(INVALID_PARAMS, f"params._meta is required: an object naming {PROTOCOL_VERSION_KEY} and "
-                      f"{CLIENT_CAPABILITIES_KEY}.", {"field": "params._meta"})
+        raise _refuse(
+            INVALID_PARAMS,
+            f"params._meta is required: an object naming {PROTOCOL_VERSION_KEY} and {CLIENT_CAPABILITIES_KEY}.",
+            {"field": "params._meta"},
+        )
     for key in (PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY):
         if key not in meta:
             raise _invalid_meta(key, "is required on every request.")

@@ -60,7 +60,7 @@ def reply_id(message):
 def check_envelope(message) -> None:
     """Raise INVALID_REQUEST unless `message` is a JSON-RPC 2.0 request or notification."""
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not isinstance(message.get("method"), str):
-        raise RpcError(INVALID_REQUEST, "Not a JSON-RPC 2.0 request: it needs jsonrpc \"2.0\" and a method.")
+        raise RpcError(INVALID_REQUEST, 'Not a JSON-RPC 2.0 request: it needs jsonrpc "2.0" and a method.')
     if "id" in message and not _valid_id(message["id"]):
         raise RpcError(INVALID_REQUEST, "A request id is a string (valid Unicode) or an integer.", {"field": "id"})
     if "params" in message and not isinstance(message["params"], (dict, list)):

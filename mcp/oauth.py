@@ -57,26 +57,41 @@ def _oauth_error(status: int, error: str, description: str, **extra) -> JsonResp
 @require_POST
 def register(request):
     """POST /oauth/register: RFC 7591 dynamic client registration, for public and confidential clients."""
-    retry_after = throttle.attempt("oauth-register", throttle.client_address(request),
-                                   settings.OAUTH_REGISTRATIONS_PER_MINUTE, REGISTRATION_WINDOW_SECONDS)
+    retry_after = throttle.attempt(
+        "oauth-register",
+        throttle.client_address(request),
+        settings.OAUTH_REGISTRATIONS_PER_MINUTE,
+        REGISTRATION_WINDOW_SECONDS,
+    )
     if retry_after is not None:
-        response = _oauth_error(HTTPStatus.TOO_MANY_REQUESTS, "too_many_requests", "Too many registrations from this address; retry later.")
+        response = _oauth_error(
+            HTTPStatus.TOO_MANY_REQUESTS, "too_many_requests", "Too many registrations from this address; retry later."
+        )
         response["Retry-After"] = str(retry_after)
         return response
     size = int(request.META.get("CONTENT_LENGTH") or 0)  # checked before the body is read (a number: middleware)
     if size <= REGISTRATION_BODY_MAX:
         size = len(request.body)
     if size > REGISTRATION_BODY_MAX:
-        return _oauth_error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "invalid_client_metadata",
-                            f"The registration is {size} bytes; at most {REGISTRATION_BODY_MAX}.")
+        return _oauth_error(
+            HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+            "invalid_client_metadata",
+            f"The registration is {size} bytes; at most {REGISTRATION_BODY_MAX}.",
+        )
     try:
         metadata = json_limits.loads(request.body)
     except json_limits.InvalidJson as bad:
-        return _oauth_error(HTTPStatus.BAD_REQUEST, "invalid_client_metadata", f"The body must be JSON. {bad}", field="body")
+        return _oauth_error(
+            HTTPStatus.BAD_REQUEST, "invalid_client_metadata", f"The body must be JSON. {bad}", field="body"
+        )
     unreadable = json_limits.lone_surrogate_at(metadata)
     if unreadable:
-        return _oauth_error(HTTPStatus.BAD_REQUEST, "invalid_client_metadata", f"{unreadable}: not valid Unicode (a lone surrogate).",
-                            field=unreadable)
+        return _oauth_error(
+            HTTPStatus.BAD_REQUEST,
+            "invalid_client_metadata",
+            f"{unreadable}: not valid Unicode (a lone surrogate).",
+            field=unreadable,
+        )
     try:
         registration = oauth_client_register(metadata=metadata)
     except RegistrationError as refused:

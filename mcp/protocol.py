@@ -20,8 +20,17 @@ from . import era as eras
 from .era import Era
 from .instructions import instructions
 from .jsonrpc import (  # noqa: F401 - the codes and shapes are part of this module's interface
-    INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError, check_envelope,
-    error_response, is_notification, reply_id, result_response,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    RpcError,
+    check_envelope,
+    error_response,
+    is_notification,
+    reply_id,
+    result_response,
 )
 
 SERVER_INFO = {"name": "twin-memory", "version": "0.3.0"}
@@ -108,8 +117,11 @@ def _tools_list(session: Session, params: dict) -> dict:
 HANDSHAKE_RESULTS = {"initialize": _initialize, "ping": lambda session, params: {}, "tools/list": _tools_list}
 MODERN_RESULTS = {
     "server/discover": _discover,
-    "tools/list": lambda session, params: {**_tools_list(session, params), "ttlMs": LIST_TTL_MS,
-                                           "cacheScope": CACHE_SCOPE},
+    "tools/list": lambda session, params: {
+        **_tools_list(session, params),
+        "ttlMs": LIST_TTL_MS,
+        "cacheScope": CACHE_SCOPE,
+    },
 }
 
 
@@ -135,8 +147,7 @@ def tool_reply(request_id, outcome: Outcome, era: Era) -> Reply:
         return retry_reply(request_id, outcome.body, outcome.status)
     if outcome.kind != REFUSAL or (era.modern and outcome.status == HTTPStatus.BAD_REQUEST):
         content = [{"type": "text", "text": outcome.text}]
-        return Reply(result_response(request_id, _result(era, {"content": content,
-                                                               "isError": outcome.kind != ANSWER})))
+        return Reply(result_response(request_id, _result(era, {"content": content, "isError": outcome.kind != ANSWER})))
     if outcome.status == HTTPStatus.BAD_REQUEST:
         return Reply(error_response(request_id, INVALID_PARAMS, outcome.message, outcome.body))
     return Reply(error_response(request_id, INVALID_REQUEST, outcome.message, outcome.body), outcome.status)
@@ -152,22 +163,31 @@ def retry_reply(request_id, refusal: dict, status: int = HTTPStatus.SERVICE_UNAV
     request refused before its dispatch alike."""
     retry_after = refusal["retry_after"]
     data = {"error": refusal["error"], "retry_after": retry_after}
-    return Reply(error_response(request_id, RETRY_CODES[status], refusal["message"], data), status,
-                 {"Retry-After": str(retry_after)})
+    return Reply(
+        error_response(request_id, RETRY_CODES[status], refusal["message"], data),
+        status,
+        {"Retry-After": str(retry_after)},
+    )
 
 
 def _tool_named(session: Session, name) -> Tool:
     """The tool a tools/call names: one this connection lists, or a write tool it hides for want of write access
     (the registry then refuses it for scope, as the HTTP route does). Any other name is Invalid params."""
     if not isinstance(name, str):
-        raise RpcError(INVALID_PARAMS, "params.name is required: the tool's name, a string.",
-                       {"error": "invalid_arguments", "field": "name", "tools": [t.name for t in session.tools]})
+        raise RpcError(
+            INVALID_PARAMS,
+            "params.name is required: the tool's name, a string.",
+            {"error": "invalid_arguments", "field": "name", "tools": [t.name for t in session.tools]},
+        )
     tool = next((t for t in session.tools if t.name == name), None)
     if tool is None and name in BY_NAME and BY_NAME[name].writes and BY_NAME[name].mcp:
         tool = BY_NAME[name]
     if tool is None:
-        raise RpcError(INVALID_PARAMS, "No tool by that name: data.tools lists the tools.",
-                       {"error": "unknown_tool", "field": "name", "tools": [t.name for t in session.tools]})
+        raise RpcError(
+            INVALID_PARAMS,
+            "No tool by that name: data.tools lists the tools.",
+            {"error": "unknown_tool", "field": "name", "tools": [t.name for t in session.tools]},
+        )
     return tool
 
 
@@ -202,8 +222,12 @@ def _handshake_era(session: Session, message, headers) -> Era:
     if version not in VERSIONS:
         # A client probing a newer revision reads this and falls back to initialize. The header is named,
         # never quoted: it is a caller's text, of any length and any characters.
-        raise RpcError(INVALID_REQUEST, f"The {eras.VERSION_HEADER} header names a revision not served here.",
-                       {"supported": list(VERSIONS), "field": eras.VERSION_HEADER}, HTTPStatus.BAD_REQUEST)
+        raise RpcError(
+            INVALID_REQUEST,
+            f"The {eras.VERSION_HEADER} header names a revision not served here.",
+            {"supported": list(VERSIONS), "field": eras.VERSION_HEADER},
+            HTTPStatus.BAD_REQUEST,
+        )
     return Era(version)
 
 
@@ -218,8 +242,10 @@ def dispatch(session: Session, message, headers=None) -> Reply:
         era = None if modern else _handshake_era(session, message, headers)
         check_envelope(message)
     except RpcError as error:
-        return Reply(error_response(reply_id(message), error.code, error.message, error.data),
-                     error.status or HTTPStatus.BAD_REQUEST)
+        return Reply(
+            error_response(reply_id(message), error.code, error.message, error.data),
+            error.status or HTTPStatus.BAD_REQUEST,
+        )
     if is_notification(message):
         return Reply(None)
     request_id = message["id"]

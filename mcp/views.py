@@ -78,11 +78,18 @@ def _foreign_origin(request) -> bool:
 def mcp_endpoint(request):
     """One JSON-RPC message in, its answer out, with the status and headers the wire document gives it."""
     if request.method != "POST":
-        response = _rpc_error(request, HTTPStatus.METHOD_NOT_ALLOWED, protocol.INVALID_REQUEST, "Only POST: this server opens no SSE stream.")
+        response = _rpc_error(
+            request,
+            HTTPStatus.METHOD_NOT_ALLOWED,
+            protocol.INVALID_REQUEST,
+            "Only POST: this server opens no SSE stream.",
+        )
         response["Allow"] = "POST"
         return response
     if _foreign_origin(request):
-        return _rpc_error(request, HTTPStatus.FORBIDDEN, protocol.INVALID_REQUEST, "The Origin header names another host.")
+        return _rpc_error(
+            request, HTTPStatus.FORBIDDEN, protocol.INVALID_REQUEST, "The Origin header names another host."
+        )
     try:
         context = context_from_request(request)
     except ApiError as error:
@@ -97,10 +104,20 @@ def mcp_endpoint(request):
     try:
         message = json_limits.loads(request.body)
     except json_limits.InvalidJson as bad:
-        return _rpc_error(request, HTTPStatus.BAD_REQUEST, protocol.PARSE_ERROR, f"The body is not JSON this server reads. {bad}",
-                          data={"error": "invalid_json", "field": "body", "bound": JSON_DEPTH_MAX})
+        return _rpc_error(
+            request,
+            HTTPStatus.BAD_REQUEST,
+            protocol.PARSE_ERROR,
+            f"The body is not JSON this server reads. {bad}",
+            data={"error": "invalid_json", "field": "body", "bound": JSON_DEPTH_MAX},
+        )
     if isinstance(message, list):
-        return _rpc_error(request, HTTPStatus.BAD_REQUEST, protocol.INVALID_REQUEST, "Batches are not accepted: one message a request.")
+        return _rpc_error(
+            request,
+            HTTPStatus.BAD_REQUEST,
+            protocol.INVALID_REQUEST,
+            "Batches are not accepted: one message a request.",
+        )
     reply = protocol.dispatch(protocol.Session(context=context, tools=mcp_tools(context)), message, request.headers)
     if reply.response is None:
         return HttpResponse(status=HTTPStatus.ACCEPTED, content_type="application/json")

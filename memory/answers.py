@@ -11,16 +11,23 @@ ITEM_STATUSES = (ADDED, EDITED, UNCHANGED, DUPLICATE, REFUSED)
 _SECRET_PLACE = {
     "type": "object",
     "properties": {
-        "field": {"type": "string", "description": "Where the secret was, such as items[3].text or "
-                  "items[0].metadata.api.token (a metadata key that is itself a secret reads <key>)."},
-        "secret": {"type": "string", "description": "Its kind, such as AWS Access Key, Password or Payment "
-                   "card number. Never the secret itself."},
+        "field": {
+            "type": "string",
+            "description": "Where the secret was, such as items[3].text or "
+            "items[0].metadata.api.token (a metadata key that is itself a secret reads <key>).",
+        },
+        "secret": {
+            "type": "string",
+            "description": "Its kind, such as AWS Access Key, Password or Payment "
+            "card number. Never the secret itself.",
+        },
     },
     "required": ["field", "secret"],
 }
 
 _REDACTED = {
-    "type": "array", "items": _SECRET_PLACE,
+    "type": "array",
+    "items": _SECRET_PLACE,
     "description": "For a project that redacts secrets: the fields stored with a secret replaced by "
     "[redacted: <kind>].",
 }
@@ -28,27 +35,44 @@ _REDACTED = {
 ADD_ANSWER = {
     "type": "object",
     "properties": {
-        "items": {"type": "array", "description": "One entry per item sent, in order.", "items": {
-            "type": "object",
-            "properties": {
-                "id": {"type": "string", "nullable": True, "description": "The item's id: the one sent, the one "
-                       "generated, or for a duplicate the id of the item it repeats. Null for a refused item "
-                       "sent without an id (or whose id holds the secret)."},
-                "status": {"type": "string", "enum": list(ITEM_STATUSES), "description": (
-                    "added, edited (its earlier text kept as a version) or unchanged; duplicate: sent without "
-                    "an id, it repeats an item already stored (same kind, author and text, and for a message "
-                    "the same session and time), so it was not stored again; refused: it holds a secret, so "
-                    "nothing of it was stored (an edit leaves the item as it was).")},
-                "searchable": {"type": "boolean", "description": "Whether it can be found yet; false when "
-                               "refused."},
-                "duplicate_of": {"type": "string", "description": "For a duplicate: the id of the item it "
-                                 "repeats."},
-                "field": {"type": "string", "description": "For a refused item: where the secret was."},
-                "secret": {"type": "string", "description": "For a refused item: the secret's kind."},
-                "redacted": _REDACTED,
+        "items": {
+            "type": "array",
+            "description": "One entry per item sent, in order.",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {
+                        "type": "string",
+                        "nullable": True,
+                        "description": "The item's id: the one sent, the one "
+                        "generated, or for a duplicate the id of the item it repeats. Null for a refused item "
+                        "sent without an id (or whose id holds the secret).",
+                    },
+                    "status": {
+                        "type": "string",
+                        "enum": list(ITEM_STATUSES),
+                        "description": (
+                            "added, edited (its earlier text kept as a version) or unchanged; duplicate: sent without "
+                            "an id, it repeats an item already stored (same kind, author and text, and for a message "
+                            "the same session and time), so it was not stored again; refused: it holds a secret, so "
+                            "nothing of it was stored (an edit leaves the item as it was)."
+                        ),
+                    },
+                    "searchable": {
+                        "type": "boolean",
+                        "description": "Whether it can be found yet; false when refused.",
+                    },
+                    "duplicate_of": {
+                        "type": "string",
+                        "description": "For a duplicate: the id of the item it repeats.",
+                    },
+                    "field": {"type": "string", "description": "For a refused item: where the secret was."},
+                    "secret": {"type": "string", "description": "For a refused item: the secret's kind."},
+                    "redacted": _REDACTED,
+                },
+                "required": ["id", "status", "searchable"],
             },
-            "required": ["id", "status", "searchable"],
-        }},
+        },
         "searchable": {"type": "boolean", "description": "Whether every stored item is searchable."},
         "message": {"type": "string", "description": "With wait: what was not searchable in time."},
     },
@@ -91,8 +115,10 @@ _IN_FILE = {
     "type": "object",
     "properties": {
         "line": {"type": "integer", "minimum": 1, "description": "The item's line in the file, 1 the first."},
-        "field": {"type": "string", "description": "Where the secret was within the line, such as item.text or "
-                  "item.metadata.api.token."},
+        "field": {
+            "type": "string",
+            "description": "Where the secret was within the line, such as item.text or item.metadata.api.token.",
+        },
         "secret": {"type": "string", "description": "Its kind, such as AWS Access Key. Never the secret itself."},
     },
     "required": ["line", "field", "secret"],
@@ -103,22 +129,41 @@ IMPORT_ANSWER = {
     "properties": {
         "items": {**_COUNT, "description": "How many item lines the file holds."},
         "statuses": {
-            "type": "object", "properties": {status: _COUNT for status in IMPORT_STATUSES},
+            "type": "object",
+            "properties": {status: _COUNT for status in IMPORT_STATUSES},
             "description": "How many items came back with each status, as memory_add names them (only the "
             "statuses that occurred): added, edited or unchanged (the memory held that id), refused (it held "
             "a secret: nothing of it stored).",
         },
         "refused": {"type": "array", "items": _IN_FILE, "description": "Each item refused for a secret."},
-        "redacted": {"type": "array", "items": _IN_FILE, "description": "For a project that redacts secrets: "
-                     "each field stored with a secret replaced by [redacted: <kind>]."},
+        "redacted": {
+            "type": "array",
+            "items": _IN_FILE,
+            "description": "For a project that redacts secrets: "
+            "each field stored with a secret replaced by [redacted: <kind>].",
+        },
         "versions": {**_COUNT, "description": "Earlier versions brought with the added items."},
         "facts": {**_COUNT, "description": "Facts brought with the added items, with their times."},
-        "secrets_caught": {**_COUNT, "description": "Every secret the gate caught: items refused, fields "
-                           "redacted, and earlier versions and facts left out or redacted."},
-        "unread_items": {**_COUNT, "description": "Items the background read has still to read (as "
-                         "memory_overview counts them)."},
+        "secrets_caught": {
+            **_COUNT,
+            "description": "Every secret the gate caught: items refused, fields "
+            "redacted, and earlier versions and facts left out or redacted.",
+        },
+        "unread_items": {
+            **_COUNT,
+            "description": "Items the background read has still to read (as memory_overview counts them).",
+        },
         "message": {"type": "string"},
     },
-    "required": ["items", "statuses", "refused", "redacted", "versions", "facts", "secrets_caught", "unread_items",
-                 "message"],
+    "required": [
+        "items",
+        "statuses",
+        "refused",
+        "redacted",
+        "versions",
+        "facts",
+        "secrets_caught",
+        "unread_items",
+        "message",
+    ],
 }

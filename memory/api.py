@@ -12,13 +12,19 @@ from .tools import Tool, call
 ERROR_SCHEMA = {
     "type": "object",
     "properties": {
-        "error": {"type": "string"}, "message": {"type": "string"},
-        "field": {"type": "string", "description": "A refusal's field at fault, such as items[0].text, or for an "
-                  "import item.at."},
+        "error": {"type": "string"},
+        "message": {"type": "string"},
+        "field": {
+            "type": "string",
+            "description": "A refusal's field at fault, such as items[0].text, or for an import item.at.",
+        },
         "line": {"type": "integer", "minimum": 1, "description": "An import's refusal: the file's line at fault."},
         "bound": {"description": "The bound that was passed: a number, or a name such as ISO 8601."},
-        "setting": {"type": "string", "description": "An import over the project's read backlog cap: its "
-                    "setting, READ_BACKLOG_ITEMS or READ_BACKLOG_CHARACTERS."},
+        "setting": {
+            "type": "string",
+            "description": "An import over the project's read backlog cap: its "
+            "setting, READ_BACKLOG_ITEMS or READ_BACKLOG_CHARACTERS.",
+        },
         "retry_after": {"type": "integer", "description": "A 429 or 503: seconds to wait, as Retry-After says."},
     },
     "required": ["error", "message"],
@@ -54,12 +60,21 @@ def tool_view(tool: Tool):
                 401: OpenApiResponse(ERROR_SCHEMA, description="No key, or not a key this service issued."),
                 403: OpenApiResponse(ERROR_SCHEMA, description="A read key on a route that writes."),
                 404: OpenApiResponse(ERROR_SCHEMA, description="Memory holds no answer: why, and what exists."),
-                409: OpenApiResponse(ERROR_SCHEMA, description="The item named was stored with a date that cannot "
-                                     "be read back (before dates were bounded): names the field."),
-                503: OpenApiResponse(ERROR_SCHEMA, description="Busy, or a dependency is down: try again after "
-                                     "Retry-After seconds (also retry_after in the body)."),
-                429: OpenApiResponse(ERROR_SCHEMA, description="Over the key's rate limit, or the project's read "
-                                     "backlog is full: retry_after (and Retry-After) says when to try again."),
+                409: OpenApiResponse(
+                    ERROR_SCHEMA,
+                    description="The item named was stored with a date that cannot "
+                    "be read back (before dates were bounded): names the field.",
+                ),
+                503: OpenApiResponse(
+                    ERROR_SCHEMA,
+                    description="Busy, or a dependency is down: try again after "
+                    "Retry-After seconds (also retry_after in the body).",
+                ),
+                429: OpenApiResponse(
+                    ERROR_SCHEMA,
+                    description="Over the key's rate limit, or the project's read "
+                    "backlog is full: retry_after (and Retry-After) says when to try again.",
+                ),
             },
             tags=["memory"],
         )

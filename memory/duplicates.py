@@ -35,7 +35,9 @@ def content_hash(fields: dict) -> str:
     and for a message its session and time (in UTC, so one moment written with two offsets agrees)."""
     message = fields["kind"] == MESSAGE
     key = [
-        fields["kind"], fields.get("author") or "", normal_form(fields["text"]),
+        fields["kind"],
+        fields.get("author") or "",
+        normal_form(fields["text"]),
         (fields.get("session") or "") if message else "",
         fields["at"].astimezone(UTC).isoformat() if message and fields.get("at") else "",
     ]
@@ -45,8 +47,9 @@ def content_hash(fields: dict) -> str:
 def originals_of(memory: Memory, digests) -> dict[str, str]:
     """digest -> the id of the item in this memory an item of that digest would repeat (the first stored),
     for the digests some item holds."""
-    rows = (memory.items().filter(content_hash__in=set(digests)).order_by("pk")
-            .values_list("content_hash", "external_id"))
+    rows = (
+        memory.items().filter(content_hash__in=set(digests)).order_by("pk").values_list("content_hash", "external_id")
+    )
     originals: dict[str, str] = {}
     for digest, external_id in rows:
         originals.setdefault(digest, external_id)
@@ -59,8 +62,10 @@ def store_unless_duplicates(memory: Memory, new: dict[str, tuple[str, dict]]) ->
     (committed, or earlier in this transaction) keeps its place and that digest is left out: the insert
     waits for a concurrent add of it to commit, so originals_of then finds it."""
     Item.objects.bulk_create(
-        [Item(end_user=memory.end_user, external_id=external_id, content_hash=digest, caller_id=False, **fields)
-         for digest, (external_id, fields) in new.items()],
+        [
+            Item(end_user=memory.end_user, external_id=external_id, content_hash=digest, caller_id=False, **fields)
+            for digest, (external_id, fields) in new.items()
+        ],
         ignore_conflicts=True,
     )
     stored = memory.items().filter(external_id__in=[external_id for external_id, _ in new.values()])

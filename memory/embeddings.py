@@ -62,7 +62,10 @@ def _in_model_process(texts: list[str]) -> np.ndarray:
             path = model_file.path(settings.VAR_DIR / "models")  # made here, once, not in each process
             _model_process = subprocess.Popen(
                 [sys.executable, "-m", "memory.model_process", str(path), str(_lane_count)],
-                cwd=Path(__file__).resolve().parent.parent, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                cwd=Path(__file__).resolve().parent.parent,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+            )
         size = len(texts) * DIMENSIONS * 4
         try:
             _model_process.stdin.write(json.dumps(texts).encode() + b"\n")
@@ -114,8 +117,9 @@ def _embed_tokens(tokens: list[int]) -> np.ndarray:
     batch a text's vector would depend on the texts beside it (and on their padding)."""
     _, session = _model()
     ids = np.array([tokens], dtype=np.int64)
-    hidden = session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids),
-                                "token_type_ids": np.zeros_like(ids)})[0][0]
+    hidden = session.run(
+        None, {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+    )[0][0]
     pooled = hidden.mean(axis=0)
     return pooled / max(float(np.linalg.norm(pooled)), 1e-12)
 

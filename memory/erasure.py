@@ -36,8 +36,12 @@ def erase_items(memory: Memory, external_ids: list[str]) -> dict:
 def erase_end_user(memory: Memory, external_ids: list[str]) -> dict:
     """Erase the whole end user (every item, `external_ids`, already locked) and all of their memory;
     returns the counts of what was erased."""
-    counts = {"items": len(external_ids), "versions": _versions(memory.items()),
-              "passages": memory.passages().count(), "facts": memory.facts().count()}
+    counts = {
+        "items": len(external_ids),
+        "versions": _versions(memory.items()),
+        "passages": memory.passages().count(),
+        "facts": memory.facts().count(),
+    }
     usage.forget_errors_naming(project_id=memory.end_user.project_id, ids=external_ids)
     memory.end_user.delete()
     return counts

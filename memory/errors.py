@@ -27,8 +27,12 @@ class InsufficientScope(ApiError):
     """
 
     def __init__(self, tool_name: str):
-        super().__init__(HTTPStatus.FORBIDDEN, INSUFFICIENT_SCOPE, f"{tool_name} saves to memory: it needs a read and write key "
-                         "or a Read and save connection.", scope=SCOPE_WRITE)
+        super().__init__(
+            HTTPStatus.FORBIDDEN,
+            INSUFFICIENT_SCOPE,
+            f"{tool_name} saves to memory: it needs a read and write key or a Read and save connection.",
+            scope=SCOPE_WRITE,
+        )
 
 
 class CannotAnswer(ApiError):
@@ -48,7 +52,11 @@ class UnreadableItem(CannotAnswer):
     names the field that named the item, never its id (a caller's text)."""
 
     def __init__(self, *, field: str):
-        super().__init__("unreadable_item", f"{field}: that item was stored with a date this service cannot read "
-                         "back (from before dates were bounded); forget it and add it again, or have the "
-                         "operator run the migrations, which repair it.", field=field)
+        super().__init__(
+            "unreadable_item",
+            f"{field}: that item was stored with a date this service cannot read "
+            "back (from before dates were bounded); forget it and add it again, or have the "
+            "operator run the migrations, which repair it.",
+            field=field,
+        )
         self.status = HTTPStatus.CONFLICT

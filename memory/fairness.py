@@ -69,11 +69,14 @@ class ReadBacklogFull(ApiError):
 
     def __init__(self, items: int, characters: int):
         super().__init__(
-            HTTPStatus.TOO_MANY_REQUESTS, "read_backlog_full",
+            HTTPStatus.TOO_MANY_REQUESTS,
+            "read_backlog_full",
             f"This project already has {items:,} items ({characters:,} characters) waiting to be read, and at "
             f"most {settings.READ_BACKLOG_ITEMS:,} items and {settings.READ_BACKLOG_CHARACTERS:,} characters may "
             f"wait. Nothing was stored: try again in {BACKLOG_RETRY_SECONDS} s.",
-            retry_after=BACKLOG_RETRY_SECONDS, items=items, characters=characters,
+            retry_after=BACKLOG_RETRY_SECONDS,
+            items=items,
+            characters=characters,
         )
 
 
@@ -83,19 +86,24 @@ class LargerThanBacklog(ApiError):
 
     def __init__(self, setting: str, cap: int, unit: str):
         super().__init__(
-            HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "too_large",
+            HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+            "too_large",
             f"The file holds more than {cap:,} {unit}, the most this project may have waiting to be read "
             f"({setting}), so it can never be admitted. Nothing was stored: split it into files of at most "
             f"{cap:,} {unit} and import them one after another.",
-            field="body", bound=cap, setting=setting,
+            field="body",
+            bound=cap,
+            setting=setting,
         )
 
 
 def check_fits_cap(items: int, characters: int) -> None:
     """Raise LargerThanBacklog when an import file's `items` holding `characters` of text (counted so far, so
     a file is refused at the line that passes) are more than the project's whole cap on queued read work."""
-    for setting, unit, size in (("READ_BACKLOG_ITEMS", "items", items),
-                                ("READ_BACKLOG_CHARACTERS", "characters of text", characters)):
+    for setting, unit, size in (
+        ("READ_BACKLOG_ITEMS", "items", items),
+        ("READ_BACKLOG_CHARACTERS", "characters of text", characters),
+    ):
         if size > getattr(settings, setting):
             raise LargerThanBacklog(setting, getattr(settings, setting), unit)
 
@@ -104,8 +112,10 @@ def check_backlog(project_id: int, items: int, characters: int) -> None:
     """Raise ReadBacklogFull when adding `items` holding `characters` of text (an add's, or a whole import
     file's) would pass the project's cap on queued read work."""
     waiting, waiting_characters = read_backlog(project_id)
-    if (waiting + items > settings.READ_BACKLOG_ITEMS
-            or waiting_characters + characters > settings.READ_BACKLOG_CHARACTERS):
+    if (
+        waiting + items > settings.READ_BACKLOG_ITEMS
+        or waiting_characters + characters > settings.READ_BACKLOG_CHARACTERS
+    ):
         raise ReadBacklogFull(waiting, waiting_characters)
 
 
@@ -215,8 +225,9 @@ def next_slice(project_id: int, *, in_flight: frozenset[int] = frozenset()) -> d
     """The project's next slice to read, oldest first: end user id -> item pks. `in_flight`: the items of
     the slice this turn is writing, still unread, so not to be taken twice."""
     with scoped(project_id):
-        return next_to_read(leave_out=_set_aside_now(project_id) | in_flight, items=READ_SLICE_ITEMS,
-                            characters=READ_SLICE_CHARACTERS)
+        return next_to_read(
+            leave_out=_set_aside_now(project_id) | in_flight, items=READ_SLICE_ITEMS, characters=READ_SLICE_CHARACTERS
+        )
 
 
 def others_waiting(queue: str) -> bool:

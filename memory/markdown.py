@@ -34,7 +34,7 @@ def inline(value) -> str:
         return text
     ordered = _ORDERED.match(text)
     if ordered:  # "1." starts a list; "1\." does not
-        return f"{ordered[1]}\\{ordered[2]}{text[ordered.end():]}"
+        return f"{ordered[1]}\\{ordered[2]}{text[ordered.end() :]}"
     return "\\" + text
 
 

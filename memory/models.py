@@ -64,23 +64,27 @@ class Item(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     # The text's length, kept by PostgreSQL: a project's read backlog sums it without reading the texts.
-    characters = models.GeneratedField(expression=Length("text"), output_field=models.IntegerField(),
-                                       db_persist=True)
+    characters = models.GeneratedField(expression=Length("text"), output_field=models.IntegerField(), db_persist=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["end_user", "external_id"], name="one_item_per_id"),
             # Two adds of one text without an id at the same moment: the index, not a read, decides which stores.
-            models.UniqueConstraint(fields=["end_user", "content_hash"], name="one_item_per_content",
-                                    condition=models.Q(caller_id=False)),
+            models.UniqueConstraint(
+                fields=["end_user", "content_hash"], name="one_item_per_content", condition=models.Q(caller_id=False)
+            ),
         ]
         indexes = [
             # The sweep for items the read has not caught up with.
             models.Index(fields=["updated_at"], name="item_unread", condition=models.Q(read_at__isnull=True)),
             # A project's read backlog and queue: its end users' unread items (memory/fairness.py). The backlog,
             # counted before every add, reads only the index (60,000 waiting: 21-31 ms -> 8 ms).
-            models.Index(fields=["end_user", "updated_at"], name="item_unread_by_end_user",
-                         condition=models.Q(read_at__isnull=True), include=["characters", "version", "failed_version"]),
+            models.Index(
+                fields=["end_user", "updated_at"],
+                name="item_unread_by_end_user",
+                condition=models.Q(read_at__isnull=True),
+                include=["characters", "version", "failed_version"],
+            ),
             # A duplicate's original, whoever named its id.
             models.Index(fields=["end_user", "content_hash"], name="item_content"),
         ]
@@ -295,8 +299,11 @@ class UsageDay(models.Model):
     secrets_caught = models.IntegerField(default=0)  # items refused, or fields redacted, for a secret
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["project", "day", "tool", "credential", "surface", "revision"],
-                                               name="one_usage_row")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "day", "tool", "credential", "surface", "revision"], name="one_usage_row"
+            )
+        ]
 
 
 class RecentError(models.Model):

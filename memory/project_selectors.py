@@ -42,8 +42,11 @@ def _waiting(leave_out: set[int]) -> QuerySet[Item]:
     """The scope's items the read will take: behind their version (as Memory.unread_items, so a turn never
     waits on an item the read skips), not failed at it, not among `leave_out`. An edit clears read_at, so
     `read_at IS NULL` holds for each of them and lets PostgreSQL use the unread items' partial indexes."""
-    items = (Item.objects.filter(read_at__isnull=True).exclude(read_version=F("version"))
-             .exclude(failed_version=F("version")))
+    items = (
+        Item.objects.filter(read_at__isnull=True)
+        .exclude(read_version=F("version"))
+        .exclude(failed_version=F("version"))
+    )
     return items.exclude(pk__in=leave_out) if leave_out else items
 
 
@@ -71,10 +74,18 @@ def sizes_of_end_users(*, end_user_ids: list[int]) -> dict[int, dict[str, int]]:
     """In a project's scope: end user id -> how many items and passages their memory holds, for each of
     `end_user_ids` (0 and 0 for one with no memory yet): the console's list of end users."""
     # Two narrow counts, not one join of items x passages (which multiplies rows for a large memory).
-    items = dict(Item.objects.filter(end_user_id__in=end_user_ids).values("end_user_id")
-                 .annotate(n=Count("id")).values_list("end_user_id", "n"))
-    passages = dict(Passage.objects.filter(end_user_id__in=end_user_ids).values("end_user_id")
-                    .annotate(n=Count("id")).values_list("end_user_id", "n"))
+    items = dict(
+        Item.objects.filter(end_user_id__in=end_user_ids)
+        .values("end_user_id")
+        .annotate(n=Count("id"))
+        .values_list("end_user_id", "n")
+    )
+    passages = dict(
+        Passage.objects.filter(end_user_id__in=end_user_ids)
+        .values("end_user_id")
+        .annotate(n=Count("id"))
+        .values_list("end_user_id", "n")
+    )
     return {pk: {"items": items.get(pk, 0), "passages": passages.get(pk, 0)} for pk in end_user_ids}
 
 

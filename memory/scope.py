@@ -20,8 +20,10 @@ class ScopeConflict(RuntimeError):
 
 
 _SET_SCOPE = "SELECT set_config('twin.project', %s, true), set_config('twin.end_user', %s, true)"
-_CURRENT_SCOPE = ("SELECT coalesce(current_setting('twin.project', true), '') AS project, "
-                  "coalesce(current_setting('twin.end_user', true), '') AS end_user")
+_CURRENT_SCOPE = (
+    "SELECT coalesce(current_setting('twin.project', true), '') AS project, "
+    "coalesce(current_setting('twin.end_user', true), '') AS end_user"
+)
 # The end user named `account` in the project and, only when there is one (set_config runs once per row
 # returned), the scope set to them: the lookup and _SET_SCOPE in one statement.
 _SCOPE_OF_ACCOUNT = """
@@ -63,14 +65,17 @@ def scoped_to_account(project_id: int, account: str):
     one round trip, where finding them and then `scoped` take two. Yields None, with no scope set, when the
     project has no such end user. Opens a transaction of its own: never inside another (ScopeConflict)."""
     if connection.in_atomic_block:
-        raise ScopeConflict("scoped_to_account opens its own transaction; inside one, find the end user and "
-                            "take `scoped`.")
+        raise ScopeConflict(
+            "scoped_to_account opens its own transaction; inside one, find the end user and take `scoped`."
+        )
     with transaction.atomic():
         with connection.cursor() as cursor:
             cursor.execute(_SCOPE_OF_ACCOUNT, {"project": int(project_id), "account": account})
             row = cursor.fetchone()
             found = dict(zip([column.name for column in cursor.description], row)) if row else None
-        yield EndUser.from_db(connection.alias, _END_USER_FIELDS, [found[f] for f in _END_USER_FIELDS]) if found else None
+        yield (
+            EndUser.from_db(connection.alias, _END_USER_FIELDS, [found[f] for f in _END_USER_FIELDS]) if found else None
+        )
 
 
 def _current_scope() -> dict[str, str]:

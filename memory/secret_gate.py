@@ -108,8 +108,11 @@ def screen_record(record: dict, *, redact: bool) -> dict | None:
 def refused_error(found: Found) -> InvalidArguments:
     """The refusal of a single write (memory_correct) that would store a secret: 400 naming the field and
     the secret's kind, never the secret."""
-    return InvalidArguments(f"{found.field}: holds a secret ({found.secret}); memory never stores one",
-                            field=found.field, secret=found.secret)
+    return InvalidArguments(
+        f"{found.field}: holds a secret ({found.secret}); memory never stores one",
+        field=found.field,
+        secret=found.secret,
+    )
 
 
 def _redact_json(value, path: str, password_key: re.Match | None, redactions: list[Found]):
@@ -126,8 +129,7 @@ def _redact_json(value, path: str, password_key: re.Match | None, redactions: li
             cleaned[name] = _redact_json(inner, inner_path, PASSWORD_KEY.search(str(key)), redactions)
         return cleaned
     if isinstance(value, list):
-        return [_redact_json(inner, f"{path}[{index}]", password_key, redactions)
-                for index, inner in enumerate(value)]
+        return [_redact_json(inner, f"{path}[{index}]", password_key, redactions) for index, inner in enumerate(value)]
     if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
         kind = find_secret(f"{password_key.group()}: {value}" if password_key else str(value))
         if kind is None:

@@ -42,7 +42,8 @@ class PasswordRule:
         re.IGNORECASE,
     )
     bare = re.compile(r"\s+(?P<value>\S+)")
-    not_values = frozenset("""
+    not_values = frozenset(
+        """
         the a an my your his her their our its this that these those same different another other what which
         who whatever something nothing anything everything still now not never always also just only very too
         quite really pretty usually probably definitely easy hard simple complicated complex long short strong
@@ -55,7 +56,8 @@ class PasswordRule:
         behind under sticky annoying unchanged updated enabled disabled taken you him them they she we it me
         ours yours mine theirs about like because from with when where how why ok fine yes no nope expiring
         changing loading pending failing coming
-    """.split())
+    """.split()
+    )
 
     def analyze_string(self, string: str):
         """Yields each password-like value given after a keyword."""
@@ -105,15 +107,15 @@ class CardRule:
         "JCB": (((3528, 3589),), (16, 17, 18, 19)),
         "Diners Club": (((300, 305), (36, 36), (38, 39)), (14, 15, 16, 17, 18, 19)),
         "UnionPay": (((62, 62),), (16, 17, 18, 19)),
-        "Maestro": (((5018, 5018), (5020, 5020), (5038, 5038), (5893, 5893), (6304, 6304), (6759, 6759),
-                     (6761, 6763)), tuple(CARD_DIGITS)),
+        "Maestro": (
+            ((5018, 5018), (5020, 5020), (5038, 5038), (5893, 5893), (6304, 6304), (6759, 6759), (6761, 6763)),
+            tuple(CARD_DIGITS),
+        ),
         "Mir": (((2200, 2204),), (16, 17, 18, 19)),
     }
     # How cards print their digits: whole, or 16 as 4-4-4-4, Amex 4-6-5, Diners 4-6-4, 13 as 4-4-5,
     # 19 as 4-4-4-4-3.
-    layouts = (
-        *((length,) for length in CARD_DIGITS), (4, 4, 4, 4), (4, 6, 5), (4, 6, 4), (4, 4, 5), (4, 4, 4, 4, 3)
-    )
+    layouts = (*((length,) for length in CARD_DIGITS), (4, 4, 4, 4), (4, 6, 5), (4, 6, 4), (4, 4, 5), (4, 4, 4, 4, 3))
     run = re.compile(r"\d[\d -]{%d,}\d" % (CARD_DIGITS.start - 2))  # digits, spaces, dashes: long enough
     glued = re.compile(r"[\w.,+/]")  # a run right after a word, a decimal point, a sign or a path is no card
 

@@ -27,9 +27,28 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from detect_secrets.plugins import (
-    artifactory, aws, azure_storage_key, cloudant, discord, github_token, gitlab_token,
-    ibm_cloud_iam, ibm_cos_hmac, jwt, mailchimp, npm, openai, private_key, pypi_token, sendgrid, slack,
-    softlayer, square_oauth, stripe, telegram_token, twilio,
+    artifactory,
+    aws,
+    azure_storage_key,
+    cloudant,
+    discord,
+    github_token,
+    gitlab_token,
+    ibm_cloud_iam,
+    ibm_cos_hmac,
+    jwt,
+    mailchimp,
+    npm,
+    openai,
+    private_key,
+    pypi_token,
+    sendgrid,
+    slack,
+    softlayer,
+    square_oauth,
+    stripe,
+    telegram_token,
+    twilio,
 )
 
 from memory.limits import PLAIN_KEY, UNNAMED_KEY
@@ -73,9 +92,7 @@ DETECTORS = (
     detector(pypi_token.PypiTokenDetector(), r"pypi-AgE"),
     detector(sendgrid.SendGridDetector(), r"SG\."),
     detector(slack.SlackDetector(), r"xox|hooks\.slack\.com", fold=True),
-    detector(
-        softlayer.SoftlayerDetector(), r"softlayer|/soap/v3|sl[-_]?(?:api|[-_]?(?:key|pw|pass|token))", fold=True
-    ),
+    detector(softlayer.SoftlayerDetector(), r"softlayer|/soap/v3|sl[-_]?(?:api|[-_]?(?:key|pw|pass|token))", fold=True),
     detector(square_oauth.SquareOAuthDetector(), r"sq0csp-"),
     detector(stripe.StripeDetector(), r"k_live_"),
     detector(telegram_token.TelegramBotTokenDetector(), r":[0-9A-Za-z_-]{35}"),
@@ -119,8 +136,7 @@ def _worth_running(texts: list[str]) -> tuple[Detector, ...]:
     and most of its add's time went to trying every gate on each (bench/README.md "Adding")."""
     joined = "\n".join(texts)
     lowered = joined.lower()
-    return tuple(each for each in DETECTORS
-                 if each.gate is None or each.gate.search(lowered if each.fold else joined))
+    return tuple(each for each in DETECTORS if each.gate is None or each.gate.search(lowered if each.fold else joined))
 
 
 def _lines_holding(text: str, haystack: str, gate: re.Pattern) -> str:

@@ -76,8 +76,11 @@ class PassageFilters:
 
 
 # The Passage fields a hit is loaded with, in the model's order (Model.from_db takes them so).
-_HIT_FIELDS = [f.attname for f in Passage._meta.concrete_fields if f.attname not in (
-    "embedding", "context_embedding", "model", "search")]
+_HIT_FIELDS = [
+    f.attname
+    for f in Passage._meta.concrete_fields
+    if f.attname not in ("embedding", "context_embedding", "model", "search")
+]
 
 
 def outside_the_dates(*columns: str) -> Q:
@@ -96,8 +99,9 @@ UNREADABLE_ITEM = outside_the_dates("at", "expires", "versions__replaced_at")
 
 def no_memory(context: Context) -> CannotAnswer:
     """The answer for an end user with nothing added yet."""
-    return CannotAnswer("no_memory",
-                        f"End user {context.account!r} has no memory yet: nothing has been added for them.")
+    return CannotAnswer(
+        "no_memory", f"End user {context.account!r} has no memory yet: nothing has been added for them."
+    )
 
 
 class Memory:
@@ -152,8 +156,9 @@ class Memory:
         try:
             yield
         except DataError:
-            unreadable = set(self.items().filter(UNREADABLE_ITEM, external_id__in=list(fields))
-                             .values_list("external_id", flat=True))
+            unreadable = set(
+                self.items().filter(UNREADABLE_ITEM, external_id__in=list(fields)).values_list("external_id", flat=True)
+            )
             if not unreadable:
                 raise
             raise UnreadableItem(field=next(field for key, field in fields.items() if key in unreadable)) from None
@@ -165,7 +170,8 @@ class Memory:
     def versions_of(self, item_pks: list[int]) -> QuerySet[ItemVersion]:
         """The earlier texts of the items `item_pks`, by item then oldest first (an export's chunk)."""
         return ItemVersion.objects.filter(item__end_user=self.end_user, item_id__in=item_pks).order_by(
-            "item_id", "version")
+            "item_id", "version"
+        )
 
     def threads(self) -> QuerySet[Thread]:
         """The memory's threads: conversations, documents, runs of notes."""
@@ -179,14 +185,18 @@ class Memory:
         """Count the passages of these threads again, with their first and last moments: after their passages
         changed, in the same transaction (the read, an erasure)."""
         with connection.cursor() as cursor:
-            cursor.execute(statements.RECOUNT_THREADS,
-                           {"end_user": self.end_user.pk, "threads": sorted(set(thread_pks))})
+            cursor.execute(
+                statements.RECOUNT_THREADS, {"end_user": self.end_user.pk, "threads": sorted(set(thread_pks))}
+            )
 
     def passages(self) -> QuerySet[Passage]:
         """The memory's passages, each with its thread."""
         # Vectors and the tsvector are for SQL to rank with; loading them into Python costs more than the rest.
-        return (Passage.objects.filter(end_user=self.end_user).select_related("thread")
-                .defer("embedding", "context_embedding", "search"))
+        return (
+            Passage.objects.filter(end_user=self.end_user)
+            .select_related("thread")
+            .defer("embedding", "context_embedding", "search")
+        )
 
     def newest_threads(self, limit: int) -> QuerySet[Thread]:
         """The `limit` threads with the newest passages, newest first, each with its opening passage's text
@@ -200,10 +210,11 @@ class Memory:
     def passage_vectors(self, item_pks: list[int], model: str) -> QuerySet[Passage]:
         """The passages of the items `item_pks` embedded by `model`, with their vectors and their sentences'
         (in order): what an edit's read may keep."""
-        return (Passage.objects.filter(end_user=self.end_user, item_id__in=item_pks, model=model,
-                                       embedding__isnull=False)
-                .only("title", "text", "author", "embedding")
-                .prefetch_related(Prefetch("sentences", PassageSentence.objects.order_by("pk"))))
+        return (
+            Passage.objects.filter(end_user=self.end_user, item_id__in=item_pks, model=model, embedding__isnull=False)
+            .only("title", "text", "author", "embedding")
+            .prefetch_related(Prefetch("sentences", PassageSentence.objects.order_by("pk")))
+        )
 
     def facts(self) -> QuerySet[Fact]:
         """Every fact recorded in this memory, retracted ones included (history shows them)."""
@@ -213,8 +224,9 @@ class Memory:
         """The facts about the subjects whose names hold one of the words `named` and those the passages at
         `sources` speak of. In SQL written out: the ORM took longer to compile this than PostgreSQL to run it
         (about 2 of 4 ms a brief)."""
-        return list(Fact.objects.raw(statements.FACTS_ABOUT, {"end_user": self.end_user.pk, "named": named,
-                                                    "sources": sources}))
+        return list(
+            Fact.objects.raw(statements.FACTS_ABOUT, {"end_user": self.end_user.pk, "named": named, "sources": sources})
+        )
 
     def subjects(self) -> dict[str, str]:
         """key -> display name of every subject with a fact (a forgotten fact's subject is not one)."""
@@ -238,19 +250,26 @@ class Memory:
         if not rows:
             return TermStatistics([], 0, 1.0, {})
         passages, lexemes = rows[0]["passages"], rows[0]["lexemes"]
-        return TermStatistics([r["term"] for r in rows], passages, lexemes / passages if passages else 1.0,
-                              {r["term"]: r["df"] for r in rows})
+        return TermStatistics(
+            [r["term"] for r in rows],
+            passages,
+            lexemes / passages if passages else 1.0,
+            {r["term"]: r["df"] for r in rows},
+        )
 
     def text_candidates(self, terms: list[str], filters: PassageFilters, limit: int) -> list[int]:
         """Ids of the `limit` passages that best match any of `terms` (normalised lexemes) in full text."""
         where, params = filters.sql("p")
         with connection.cursor() as cursor:
-            cursor.execute(statements.BY_TEXT.format(p=where, n=int(limit)),
-                           {**params, "end_user": self.end_user.pk, "tsq": statements.tsquery(terms)})
+            cursor.execute(
+                statements.BY_TEXT.format(p=where, n=int(limit)),
+                {**params, "end_user": self.end_user.pk, "tsq": statements.tsquery(terms)},
+            )
             return [row["id"] for row in named_rows(cursor)]
 
-    def candidate_features(self, text_ids: list[int], vector: np.ndarray, terms: list[str],
-                           filters: PassageFilters, nearest: int) -> list[dict]:
+    def candidate_features(
+        self, text_ids: list[int], vector: np.ndarray, terms: list[str], filters: PassageFilters, nearest: int
+    ) -> list[dict]:
         """The candidates: `text_ids`, the `nearest` passages to `vector`, and their neighbours either side
         in their threads (those `filters` let through), each with what search scores it on: id, thread_id,
         seq, day (YYYY-MM-DD), author and about (lower case), characters, lexemes, cos_t, cos_prev, cos_next,
@@ -261,8 +280,17 @@ class Memory:
             nearest_sql = statements.BY_VECTOR.format(p=where, n=int(nearest))
             sql = statements.FEATURES.format(nearest=nearest_sql, n_filter=n_filter)
             # the question as halfvec text through half_text: 8 µs, where pgvector's float text took 0.5 ms
-            cursor.execute(sql, {**params, "end_user": self.end_user.pk, "q": half_text(vector), "ids": text_ids,
-                                 "terms": terms, "sentences_from": SENTENCES_FROM_CHARS})
+            cursor.execute(
+                sql,
+                {
+                    **params,
+                    "end_user": self.end_user.pk,
+                    "q": half_text(vector),
+                    "ids": text_ids,
+                    "terms": terms,
+                    "sentences_from": SENTENCES_FROM_CHARS,
+                },
+            )
             rows = named_rows(cursor)
         for row in rows:
             row["tf"] = statements.term_counts(row.pop("tf_text"))
@@ -281,13 +309,15 @@ class Memory:
         for row in rows:
             row["end_user_id"] = self.end_user.pk
             passage = Passage.from_db(connection.alias, _HIT_FIELDS, [row[name] for name in _HIT_FIELDS])
-            passage.thread = Thread.from_db(connection.alias, ["id", "end_user_id", "tid"],
-                                            [row["thread_id"], self.end_user.pk, row["tid"]])
+            passage.thread = Thread.from_db(
+                connection.alias, ["id", "end_user_id", "tid"], [row["thread_id"], self.end_user.pk, row["tid"]]
+            )
             passages[passage.pk] = passage
         return passages
 
-    def candidate_plans(self, terms: list[str], vector: np.ndarray, filters: PassageFilters,
-                        limit: int) -> dict[str, str]:
+    def candidate_plans(
+        self, terms: list[str], vector: np.ndarray, filters: PassageFilters, limit: int
+    ) -> dict[str, str]:
         """How the database finds the candidates: EXPLAIN ANALYZE of each source, by name (the text source
         only when there are terms to match, as in search)."""
         where, params = filters.sql("p")

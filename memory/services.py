@@ -40,9 +40,7 @@ def _incoming(raw: dict, existing: Item | None) -> dict:
         elif existing is not None:
             fields[name] = getattr(existing, name)
         else:
-            fields[name] = {"kind": DEFAULT_KIND, "at": timezone.now(), "expires": None, "metadata": {}}.get(
-                name, ""
-            )
+            fields[name] = {"kind": DEFAULT_KIND, "at": timezone.now(), "expires": None, "metadata": {}}.get(name, "")
     return fields
 
 
@@ -108,10 +106,14 @@ def memory_add_settle(*, memory: Memory, answer: dict, wait: bool = False, **_) 
     read = _read_now(memory, ids)
     if wait and not read >= set(ids):
         read = _wait_for_reads(memory, ids)
-    results = [result if result["status"] == REFUSED else {**result, "searchable": result["id"] in read}
-               for result in answer["items"]]
-    settled = {"items": results, "searchable": all(result["searchable"] for result in results
-                                                    if result["status"] != REFUSED)}
+    results = [
+        result if result["status"] == REFUSED else {**result, "searchable": result["id"] in read}
+        for result in answer["items"]
+    ]
+    settled = {
+        "items": results,
+        "searchable": all(result["searchable"] for result in results if result["status"] != REFUSED),
+    }
     if wait and not settled["searchable"]:
         settled["message"] = (
             f"Stored; not every item was searchable after {WAIT_SECONDS} s. The background read will finish them."
@@ -125,8 +127,11 @@ def _read_now(memory: Memory, ids: list[str]) -> set[str]:
     add still answers, saying they are not searchable yet."""
     try:
         with memory.scoped():
-            return set(memory.items().filter(external_id__in=ids, read_version=F("version"))
-                       .values_list("external_id", flat=True))
+            return set(
+                memory.items()
+                .filter(external_id__in=ids, read_version=F("version"))
+                .values_list("external_id", flat=True)
+            )
     except (OperationalError, InterfaceError) as error:  # busy or away (twin/unavailable.py)
         log.warning("Stored, but could not look whether searchable: %s", error.__class__.__name__)
         return set()
@@ -288,13 +293,13 @@ def memory_versions(*, memory: Memory, id: str) -> dict:
             {"version": v.version, "text": v.text, "replaced_at": v.replaced_at.isoformat(), **v.fields}
             for v in memory.item_versions(item)
         ]
-    current = {"version": item.version, "text": item.text, "updated_at": item.updated_at.isoformat(),
-               **_snapshot(item)}
+    current = {"version": item.version, "text": item.text, "updated_at": item.updated_at.isoformat(), **_snapshot(item)}
     return {"id": id, "current": current, "versions": versions}
 
 
-def memory_forget(*, memory: Memory, ids: list[str] | None = None, path: str | None = None,
-                  everything: bool = False) -> dict:
+def memory_forget(
+    *, memory: Memory, ids: list[str] | None = None, path: str | None = None, everything: bool = False
+) -> dict:
     """Erase items by id, by path (a passage file or a directory of them), or the whole end user.
 
     Nothing that came only from the erased items remains (erasure.py): their versions, passages, vectors
@@ -316,8 +321,10 @@ def memory_forget(*, memory: Memory, ids: list[str] | None = None, path: str | N
         if path:
             prefix = path.strip()
             matched = memory.passages()
-            matched = matched.filter(path=prefix) if prefix.endswith(".md") else matched.filter(
-                path__prefix=prefix.rstrip("/") + "/"
+            matched = (
+                matched.filter(path=prefix)
+                if prefix.endswith(".md")
+                else matched.filter(path__prefix=prefix.rstrip("/") + "/")
             )
             targets = targets | memory.items().filter(pk__in=matched.values("item_id"))
         forgotten = sorted(targets.values_list("external_id", flat=True))

@@ -103,8 +103,10 @@ _LEXEME = re.compile(r"'((?:[^']|'')*)'(?::([0-9A-D,]+))?")
 
 def term_counts(tsvector_text: str | None) -> dict[str, int]:
     """{lexeme: how often it occurs} from tsvector text: its positions, which to_tsvector gives every lexeme."""
-    return {lexeme.replace("''", "'").replace("\\\\", "\\"): positions.count(",") + 1 if positions else 1
-            for lexeme, positions in _LEXEME.findall(tsvector_text or "")}
+    return {
+        lexeme.replace("''", "'").replace("\\\\", "\\"): positions.count(",") + 1 if positions else 1
+        for lexeme, positions in _LEXEME.findall(tsvector_text or "")
+    }
 
 
 def tsquery(terms: list[str]) -> str:

@@ -58,8 +58,12 @@ def queue_project_read(project_id: int) -> None:
         log.warning("Could not queue the read of project %s; the sweep will.", project_id, exc_info=True)
 
 
-@shared_task(autoretry_for=(Exception,), retry_backoff=READ_BACKOFF_SECONDS,
-             retry_backoff_max=READ_BACKOFF_MAX_SECONDS, max_retries=TASK_RETRIES)
+@shared_task(
+    autoretry_for=(Exception,),
+    retry_backoff=READ_BACKOFF_SECONDS,
+    retry_backoff_max=READ_BACKOFF_MAX_SECONDS,
+    max_retries=TASK_RETRIES,
+)
 def read_project(project_id: int, token: str) -> int:
     """One turn of a project's background read: its oldest unread items, a slice or more (_read_turn), then
     back to the tail of the queue while work is left. A task whose turn another replaced steps aside.
@@ -143,8 +147,12 @@ class _Slice:
         return len(self.pks)
 
 
-@shared_task(autoretry_for=(Exception,), retry_backoff=READ_BACKOFF_SECONDS,
-             retry_backoff_max=READ_BACKOFF_MAX_SECONDS, max_retries=TASK_RETRIES)
+@shared_task(
+    autoretry_for=(Exception,),
+    retry_backoff=READ_BACKOFF_SECONDS,
+    retry_backoff_max=READ_BACKOFF_MAX_SECONDS,
+    max_retries=TASK_RETRIES,
+)
 def read_items(end_user_id: int, item_pks: list[int], attempt: int = 0) -> int:
     """Read the given items of one end user's memory (a retry of those whose read raised, or a caller's
     own); safe to run again, or at the same time as another read of them. Nothing to do when the end user
@@ -169,8 +177,11 @@ def _settle(memory: Memory, item_pks: list[int], failures: dict[int, tuple[int, 
     project_id, retrying = memory.end_user.project_id, failures and attempt < READ_RETRIES
     if retrying:
         fairness.set_aside(project_id, failures)
-        read_items.apply_async(args=[memory.end_user.pk, sorted(failures)], kwargs={"attempt": attempt + 1},
-                               countdown=settings.READ_RETRY_BACKOFF_SECONDS * 2**attempt)
+        read_items.apply_async(
+            args=[memory.end_user.pk, sorted(failures)],
+            kwargs={"attempt": attempt + 1},
+            countdown=settings.READ_RETRY_BACKOFF_SECONDS * 2**attempt,
+        )
     elif failures:
         failed.mark_failed(memory, failures)
         log.warning("Marked %d items failed after %d retries", len(failures), READ_RETRIES)

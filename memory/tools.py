@@ -20,9 +20,24 @@ from .connectors import how_they_work, lessons, recall
 from .connectors import next as next_steps
 from .errors import InsufficientScope
 from .limits import (
-    AROUND_WIDTH_DEFAULT, AROUND_WIDTH_MAX, FORGET_IDS_MAX, GREP_LIMIT_DEFAULT, GREP_LIMIT_MAX, ITEM_FIELD_MAX,
-    ITEM_ID_MAX, ITEM_KINDS, ITEM_TEXT_MAX, ITEMS_MAX, ITEMS_MIN, LATEST_K_DEFAULT, LATEST_K_MAX, NAME_MAX,
-    DEFAULT_KIND, NEXT_TOP_DEFAULT, NEXT_TOP_MAX, TEXT_MAX,
+    AROUND_WIDTH_DEFAULT,
+    AROUND_WIDTH_MAX,
+    FORGET_IDS_MAX,
+    GREP_LIMIT_DEFAULT,
+    GREP_LIMIT_MAX,
+    ITEM_FIELD_MAX,
+    ITEM_ID_MAX,
+    ITEM_KINDS,
+    ITEM_TEXT_MAX,
+    ITEMS_MAX,
+    ITEMS_MIN,
+    LATEST_K_DEFAULT,
+    LATEST_K_MAX,
+    NAME_MAX,
+    DEFAULT_KIND,
+    NEXT_TOP_DEFAULT,
+    NEXT_TOP_MAX,
+    TEXT_MAX,
 )
 from .outcome import Outcome
 from .selectors import memory_in_scope, no_memory
@@ -85,17 +100,26 @@ def integer(description: str, low: int, high: int, default: int) -> dict:
 ITEM_SCHEMA = {
     "type": "object",
     "properties": {
-        "text": text("What was said or written. 1 to 100,000 characters; a document is cut into passages.",
-                     ITEM_TEXT_MAX),
-        "kind": {"type": "string", "enum": list(ITEM_KINDS), "default": DEFAULT_KIND,
-                 "description": "message, document or note. Default note."},
-        "id": line("Your id for the item. Sending the same id again edits that item, keeping its earlier text "
-                   "as a version. Generated when absent.", ITEM_ID_MAX),
+        "text": text(
+            "What was said or written. 1 to 100,000 characters; a document is cut into passages.", ITEM_TEXT_MAX
+        ),
+        "kind": {
+            "type": "string",
+            "enum": list(ITEM_KINDS),
+            "default": DEFAULT_KIND,
+            "description": "message, document or note. Default note.",
+        },
+        "id": line(
+            "Your id for the item. Sending the same id again edits that item, keeping its earlier text "
+            "as a version. Generated when absent.",
+            ITEM_ID_MAX,
+        ),
         "at": date_schema("When it was said or written: an ISO day or time. Default now."),
         "author": line("Who said or wrote it.", ITEM_FIELD_MAX, 0),
         "role": line("The author's role, such as user or assistant.", ITEM_FIELD_MAX, 0),
-        "session": line("The conversation or run it belongs to; items of one session share a thread.",
-                        ITEM_FIELD_MAX, 0),
+        "session": line(
+            "The conversation or run it belongs to; items of one session share a thread.", ITEM_FIELD_MAX, 0
+        ),
         "title": line("A title, such as a document's.", ITEM_FIELD_MAX, 0),
         "about": line("The subject it is about.", ITEM_FIELD_MAX, 0),
         "expires": date_schema("When it stops being true: an ISO day or time."),
@@ -125,8 +149,9 @@ TOOLS: list[Tool] = [
             "query": text("The question, in plain words. 1 to 2,000 characters."),
             "before": date_schema("Only memory from before this day. The question is asked as of it."),
             "after": date_schema("Only memory from this day on. Returns a ranked list rather than the brief."),
-            "scope": text("A path prefix to search under, such as passages/memory/documents. Returns a ranked "
-                          "list.", NAME_MAX, 0),
+            "scope": text(
+                "A path prefix to search under, such as passages/memory/documents. Returns a ranked list.", NAME_MAX, 0
+            ),
         },
         required=("query",),
         run=search.memory_search,
@@ -141,8 +166,7 @@ TOOLS: list[Tool] = [
         properties={
             "pattern": text("The phrase to find. 1 to 2,000 characters."),
             "scope": text("A path prefix to look under.", NAME_MAX, 0),
-            "limit": integer("How many matches to return. 1 to 50, default 50.", 1, GREP_LIMIT_MAX,
-                             GREP_LIMIT_DEFAULT),
+            "limit": integer("How many matches to return. 1 to 50, default 50.", 1, GREP_LIMIT_MAX, GREP_LIMIT_DEFAULT),
         },
         required=("pattern",),
         run=browse.memory_grep,
@@ -171,8 +195,9 @@ TOOLS: list[Tool] = [
         "model call. Same as /v1/memory/around.",
         properties={
             "passage_id": text("A passage id from a result, such as th_8b5e5d4c8946d815/p_0001.", NAME_MAX),
-            "width": integer("How many passages on each side. 1 to 5, default 2.", 1, AROUND_WIDTH_MAX,
-                             AROUND_WIDTH_DEFAULT),
+            "width": integer(
+                "How many passages on each side. 1 to 5, default 2.", 1, AROUND_WIDTH_MAX, AROUND_WIDTH_DEFAULT
+            ),
         },
         required=("passage_id",),
         run=browse.memory_around,
@@ -183,8 +208,9 @@ TOOLS: list[Tool] = [
         description="The bi-temporal chain for one subject: what was true, and when it stopped being. Needs the "
         "conversation to have been read in the background. Makes no model call. Same as /v1/memory/history.",
         properties={
-            "subject": text("The subject, such as Alice Chen. A miss answers with the nearest recorded subjects.",
-                            NAME_MAX),
+            "subject": text(
+                "The subject, such as Alice Chen. A miss answers with the nearest recorded subjects.", NAME_MAX
+            ),
             "attribute": text("One attribute, such as home_city.", NAME_MAX),
         },
         required=("subject",),
@@ -193,13 +219,20 @@ TOOLS: list[Tool] = [
     Tool(
         name="memory_latest",
         title="Latest memories",
-        description="The most recent passages, newest first. Ordered, never ranked: the lane for \"what happened "
-        "last\", which a similarity search cannot answer. Makes no model call. Same as /v1/memory/latest.",
+        description='The most recent passages, newest first. Ordered, never ranked: the lane for "what happened '
+        'last", which a similarity search cannot answer. Makes no model call. Same as /v1/memory/latest.',
         properties={
             "k": integer("How many passages. 1 to 50, default 10.", 1, LATEST_K_MAX, LATEST_K_DEFAULT),
-            "place": {**text('A place to narrow to: either segment of a passage path, such as memory or '
-                             'documents. Default "", everywhere. A place that holds nothing answers with the '
-                             'places that exist.', NAME_MAX, 0), "default": ""},
+            "place": {
+                **text(
+                    "A place to narrow to: either segment of a passage path, such as memory or "
+                    'documents. Default "", everywhere. A place that holds nothing answers with the '
+                    "places that exist.",
+                    NAME_MAX,
+                    0,
+                ),
+                "default": "",
+            },
             "after": date_schema("Only passages from this day on."),
             "before": date_schema("Only passages from before this day."),
         },
@@ -223,9 +256,12 @@ TOOLS: list[Tool] = [
         properties={
             "question": text("The question. 1 to 2,000 characters."),
             "as_of": date_schema("The day the question is asked as of. Nothing said after it is used."),
-            "deep": {"type": "boolean", "default": False,
-                     "description": "Follow the names in what was kept when memory is thin. Up to six more model "
-                     "calls and several seconds. Default false."},
+            "deep": {
+                "type": "boolean",
+                "default": False,
+                "description": "Follow the names in what was kept when memory is thin. Up to six more model "
+                "calls and several seconds. Default false.",
+            },
         },
         required=("question",),
         local_only=True,
@@ -247,8 +283,15 @@ TOOLS: list[Tool] = [
         "person, not ranked. Makes no model call.",
         properties={
             "who": text("The person.", NAME_MAX),
-            "surface": {**text('Where the answer is for, such as a channel or a repository. Default "", the '
-                               'surface they write on most.', NAME_MAX, 0), "default": ""},
+            "surface": {
+                **text(
+                    'Where the answer is for, such as a channel or a repository. Default "", the '
+                    "surface they write on most.",
+                    NAME_MAX,
+                    0,
+                ),
+                "default": "",
+            },
         },
         required=("who",),
         local_only=True,
@@ -271,16 +314,22 @@ TOOLS: list[Tool] = [
         title="Save to memory",
         description=SAVE_POLICY,
         properties={
-            "items": {"type": "array", "minItems": ITEMS_MIN, "maxItems": ITEMS_MAX, "items": ITEM_SCHEMA,
-                      "description": "1 to 500 items, each as /v1/memory/add takes it: text, kind, id, at, "
-                      "author, role, session, title, about, expires and metadata."},
-            "wait": {"type": "boolean", "default": False,
-                     "description": "Answer once the items are searchable, rather than a moment before. "
-                     "Default false."},
+            "items": {
+                "type": "array",
+                "minItems": ITEMS_MIN,
+                "maxItems": ITEMS_MAX,
+                "items": ITEM_SCHEMA,
+                "description": "1 to 500 items, each as /v1/memory/add takes it: text, kind, id, at, "
+                "author, role, session, title, about, expires and metadata.",
+            },
+            "wait": {
+                "type": "boolean",
+                "default": False,
+                "description": "Answer once the items are searchable, rather than a moment before. Default false.",
+            },
         },
         required=("items",),
-        annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True,
-                     "openWorldHint": False},
+        annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
         writes=True,
         creates_memory=True,
         run=services.memory_add,
@@ -294,13 +343,17 @@ TOOLS: list[Tool] = [
         description="Erase items by id, or every item under a path, or the whole end user (`all: true`). "
         "Everything derived from them goes too. HTTP only.",
         properties={
-            "ids": {"type": "array", "minItems": 1, "maxItems": FORGET_IDS_MAX,
-                    "items": line("An item id.", ITEM_ID_MAX), "description": "Item ids to erase."},
+            "ids": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": FORGET_IDS_MAX,
+                "items": line("An item id.", ITEM_ID_MAX),
+                "description": "Item ids to erase.",
+            },
             "path": text("A passage file or a directory of them, such as passages/memory/notes/.", NAME_MAX),
             "all": {"type": "boolean", "default": False, "description": "Erase this end user's whole memory."},
         },
-        annotations={"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True,
-                     "openWorldHint": False},
+        annotations={"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False},
         writes=True,
         mcp=False,
         run=lambda *, memory, ids=None, path=None, all=False: services.memory_forget(
@@ -314,8 +367,7 @@ TOOLS: list[Tool] = [
         description="Fix an item's text by id, keeping the old text as a version. HTTP only.",
         properties={"id": line("The item's id.", ITEM_ID_MAX), "text": text("The corrected text.", ITEM_TEXT_MAX)},
         required=("id", "text"),
-        annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True,
-                     "openWorldHint": False},
+        annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
         writes=True,
         mcp=False,
         run=services.memory_correct,
@@ -394,6 +446,7 @@ def _run(tool: Tool, context: Context, arguments, surface: str, tally: usage.Tal
             raise no_memory(context)
         # A read is counted in its own transaction, one statement more (bench/README.md "Search latency"); a
         # write apart, after, so that a failed count can never take the write's rows with it.
-        counted = not tool.writes and tool.then is None and usage.record_in_transaction(
-            context, tool.name, surface, tally)
+        counted = (
+            not tool.writes and tool.then is None and usage.record_in_transaction(context, tool.name, surface, tally)
+        )
     return (tool.then(memory=memory, answer=answer, **arguments) if tool.then else answer), counted

@@ -4,8 +4,11 @@ from .api import tool_view
 from .portability.api import ExportView, ImportView
 from .tools import TOOLS
 
-urlpatterns = [path(f"v1/memory/{tool.route}", tool_view(tool), name=f"memory-{tool.route}") for tool in TOOLS
-               if not tool.local_only]
+urlpatterns = [
+    path(f"v1/memory/{tool.route}", tool_view(tool), name=f"memory-{tool.route}")
+    for tool in TOOLS
+    if not tool.local_only
+]
 # Not tools: one streams its answer, the other its body (memory/portability/api.py).
 urlpatterns += [
     path("v1/memory/export", ExportView.as_view(), name="memory-export"),

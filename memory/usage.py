@@ -29,8 +29,7 @@ RECENT_ERRORS = 100  # errors a project keeps (about): the Usage page shows the 
 MESSAGE_KEPT_MAX = 2_000  # characters of an error's message kept: enough to read it, bounded in the table
 TRIM_EVERY = 20  # one error in this many trims the project's list to RECENT_ERRORS: a delete now and then
 # What the usage rows count, summed on the Usage page.
-USAGE_TOTALS = ("requests", "errors", "items_added", "model_calls", "throttled", "duplicates_caught",
-                "secrets_caught")
+USAGE_TOTALS = ("requests", "errors", "items_added", "model_calls", "throttled", "duplicates_caught", "secrets_caught")
 log = logging.getLogger(__name__)
 
 
@@ -79,10 +78,14 @@ def credential(context: Context) -> str:
     return f"oauth:{connection_id}" if connection_id else "local"
 
 
-_COLUMNS = ("(project_id, day, tool, credential, surface, revision, requests, errors, items_added, model_calls, "
-            "throttled, duplicates_caught, secrets_caught)")
-_VALUES = ("%(project)s, %(day)s, %(tool)s, %(credential)s, %(surface)s, %(revision)s, %(requests)s, %(errors)s, "
-           "%(items)s, %(models)s, %(throttled)s, %(duplicates)s, %(secrets)s")
+_COLUMNS = (
+    "(project_id, day, tool, credential, surface, revision, requests, errors, items_added, model_calls, "
+    "throttled, duplicates_caught, secrets_caught)"
+)
+_VALUES = (
+    "%(project)s, %(day)s, %(tool)s, %(credential)s, %(surface)s, %(revision)s, %(requests)s, %(errors)s, "
+    "%(items)s, %(models)s, %(throttled)s, %(duplicates)s, %(secrets)s"
+)
 _ADD = """
 ON CONFLICT (project_id, day, tool, credential, surface, revision) DO UPDATE SET
     requests = memory_usageday.requests + EXCLUDED.requests, errors = memory_usageday.errors + EXCLUDED.errors,
@@ -97,21 +100,49 @@ _UPSERT = f"INSERT INTO memory_usageday {_COLUMNS} VALUES ({_VALUES}) {_ADD}"
 # the disk (synchronous_commit off, for it alone): PostgreSQL writes the count to its log within 0.6 s
 # (3 x wal_writer_delay), and only a crash of the database server inside that window loses it. Waiting for
 # the disk cost each read ~3 ms on this machine (bench/README.md "Search latency").
-_UPSERT_READ = (f"INSERT INTO memory_usageday {_COLUMNS} SELECT {_VALUES} "
-                f"FROM (SELECT set_config('synchronous_commit', 'off', true)) AS unsynchronised {_ADD}")
+_UPSERT_READ = (
+    f"INSERT INTO memory_usageday {_COLUMNS} SELECT {_VALUES} "
+    f"FROM (SELECT set_config('synchronous_commit', 'off', true)) AS unsynchronised {_ADD}"
+)
 THROTTLED_TOOL = ""  # the tool of a throttled call's row: it was refused before any tool was chosen
 # Quoted text in an error's message: where an id is named ("No item with id 'home' in this memory.").
 _QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
 
 
-def _count(context: Context, tool: str, surface: str, *, upsert: str = _UPSERT, requests: int = 0, errors: int = 0,
-           items: int = 0, models: int = 0, throttled: int = 0, duplicates: int = 0, secrets: int = 0) -> None:
+def _count(
+    context: Context,
+    tool: str,
+    surface: str,
+    *,
+    upsert: str = _UPSERT,
+    requests: int = 0,
+    errors: int = 0,
+    items: int = 0,
+    models: int = 0,
+    throttled: int = 0,
+    duplicates: int = 0,
+    secrets: int = 0,
+) -> None:
     """Add these counts to the project's row for today."""
     with connection.cursor() as cursor:
-        cursor.execute(upsert, {"project": context.project.pk, "day": timezone.now().date(), "tool": tool,
-                                 "credential": credential(context), "surface": surface, "revision": _revision.get(),
-                                 "requests": requests, "errors": errors, "items": items, "models": models,
-                                 "throttled": throttled, "duplicates": duplicates, "secrets": secrets})
+        cursor.execute(
+            upsert,
+            {
+                "project": context.project.pk,
+                "day": timezone.now().date(),
+                "tool": tool,
+                "credential": credential(context),
+                "surface": surface,
+                "revision": _revision.get(),
+                "requests": requests,
+                "errors": errors,
+                "items": items,
+                "models": models,
+                "throttled": throttled,
+                "duplicates": duplicates,
+                "secrets": secrets,
+            },
+        )
 
 
 def write_counts(body: dict) -> dict:
@@ -121,8 +152,11 @@ def write_counts(body: dict) -> dict:
     statuses = [item.get("status") for item in items]
     secrets = statuses.count(REFUSED) + sum(len(item.get("redacted", ())) for item in items)
     secrets += len(body.get("redacted", ())) + ("secret" in body)
-    return {"items_added": statuses.count(ADDED), "duplicates_caught": statuses.count(DUPLICATE),
-            "secrets_caught": secrets}
+    return {
+        "items_added": statuses.count(ADDED),
+        "duplicates_caught": statuses.count(DUPLICATE),
+        "secrets_caught": secrets,
+    }
 
 
 def import_counts(answer: dict) -> dict:
@@ -130,22 +164,49 @@ def import_counts(answer: dict) -> dict:
     duplicates (none today: an imported item carries its id, and an id is never merged), and every secret
     the gate caught (secrets_caught: items refused, fields redacted, versions and facts left out)."""
     statuses = answer["statuses"]
-    return {"items_added": statuses.get(ADDED, 0), "duplicates_caught": statuses.get(DUPLICATE, 0),
-            "secrets_caught": answer["secrets_caught"]}
+    return {
+        "items_added": statuses.get(ADDED, 0),
+        "duplicates_caught": statuses.get(DUPLICATE, 0),
+        "secrets_caught": answer["secrets_caught"],
+    }
 
 
-def record(context: Context, tool: str, surface: str, tally: Tally, *, items_added: int = 0,
-           duplicates_caught: int = 0, secrets_caught: int = 0, error: str | None = None,
-           message: str = "") -> None:
+def record(
+    context: Context,
+    tool: str,
+    surface: str,
+    tally: Tally,
+    *,
+    items_added: int = 0,
+    duplicates_caught: int = 0,
+    secrets_caught: int = 0,
+    error: str | None = None,
+    message: str = "",
+) -> None:
     """Count one call. Never fails the call it counts: a lost count is better than a lost answer."""
     label = credential(context)
     try:
         with scoped(context.project.pk):
-            _count(context, tool, surface, requests=1, errors=int(error is not None), items=items_added,
-                   models=tally.model_calls, duplicates=duplicates_caught, secrets=secrets_caught)
+            _count(
+                context,
+                tool,
+                surface,
+                requests=1,
+                errors=int(error is not None),
+                items=items_added,
+                models=tally.model_calls,
+                duplicates=duplicates_caught,
+                secrets=secrets_caught,
+            )
             if error is not None:
-                kept = RecentError.objects.create(project=context.project, tool=tool, credential=label,
-                                                  surface=surface, error=error, message=message[:MESSAGE_KEPT_MAX])
+                kept = RecentError.objects.create(
+                    project=context.project,
+                    tool=tool,
+                    credential=label,
+                    surface=surface,
+                    error=error,
+                    message=message[:MESSAGE_KEPT_MAX],
+                )
                 if kept.pk % TRIM_EVERY == 0:  # now and then, drop all but the newest
                     stale = RecentError.objects.filter(project=context.project).order_by("-at")[RECENT_ERRORS:]
                     RecentError.objects.filter(pk__in=list(stale.values_list("pk", flat=True))).delete()
@@ -183,14 +244,18 @@ def forget_errors_naming(*, project_id: int, ids: list[str]) -> int:
     forget's transaction (the project's scope); returns how many. The project keeps at most about
     RECENT_ERRORS of them, so reading them all is cheap."""
     wanted = set(ids)
-    naming = [error.pk for error in RecentError.objects.filter(project_id=project_id).only("message")
-              if wanted.intersection(a or b for a, b in _QUOTED.findall(error.message))]
+    naming = [
+        error.pk
+        for error in RecentError.objects.filter(project_id=project_id).only("message")
+        if wanted.intersection(a or b for a, b in _QUOTED.findall(error.message))
+    ]
     if naming:
         RecentError.objects.filter(pk__in=naming).delete()
     return len(naming)
 
 
 # ---- reads: the console's Usage page, in the project's scope ----------------------------------------------
+
 
 def _sums(rows: QuerySet[UsageDay], *group: str) -> list[dict]:
     return list(rows.values(*group).annotate(**{name: Sum(name) for name in USAGE_TOTALS}).order_by(*group))
@@ -203,8 +268,10 @@ def usage_totals(*, project_id: int, since) -> dict:
     rows = UsageDay.objects.filter(project_id=project_id, day__gte=since)
     totals = rows.aggregate(**{name: Sum(name) for name in USAGE_TOTALS})
     return {
-        "by_day": _sums(rows, "day"), "by_tool": _sums(rows.exclude(tool=THROTTLED_TOOL), "tool"),
-        "by_credential": _sums(rows, "credential"), "by_surface": _sums(rows, "surface"),
+        "by_day": _sums(rows, "day"),
+        "by_tool": _sums(rows.exclude(tool=THROTTLED_TOOL), "tool"),
+        "by_credential": _sums(rows, "credential"),
+        "by_surface": _sums(rows, "surface"),
         "by_revision": _sums(rows.exclude(revision=""), "revision"),
         "totals": {name: totals[name] or 0 for name in USAGE_TOTALS},
     }

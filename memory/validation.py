@@ -16,8 +16,16 @@ from jsonschema import Draft202012Validator
 
 from .errors import InvalidArguments
 from .limits import (
-    DATE_EARLIEST, DATE_LATEST, DATE_MAX, ITEM_METADATA_MAX_BYTES, LINE_BREAKERS, OFFSET_MAX, OFFSET_MIN, ONE_LINE,
-    PLAIN_KEY, UNNAMED_KEY,
+    DATE_EARLIEST,
+    DATE_LATEST,
+    DATE_MAX,
+    ITEM_METADATA_MAX_BYTES,
+    LINE_BREAKERS,
+    OFFSET_MAX,
+    OFFSET_MIN,
+    ONE_LINE,
+    PLAIN_KEY,
+    UNNAMED_KEY,
 )
 from .secrets import find_secret
 
@@ -40,10 +48,21 @@ class GivenTime(datetime):
 
     @classmethod
     def given(cls, parsed: datetime, text: str) -> "GivenTime":
-        value = cls(parsed.year, parsed.month, parsed.day, parsed.hour, parsed.minute, parsed.second,
-                    parsed.microsecond, parsed.tzinfo, fold=parsed.fold)
+        value = cls(
+            parsed.year,
+            parsed.month,
+            parsed.day,
+            parsed.hour,
+            parsed.minute,
+            parsed.second,
+            parsed.microsecond,
+            parsed.tzinfo,
+            fold=parsed.fold,
+        )
         value.text = text
         return value
+
+
 # A one-line field, as its schema declares it. The schema's `$` lets one trailing line feed through (Python's
 # re.search), so validate() checks every such field again with _BREAKS, which misses nothing.
 ONE_LINE_PATTERN = f"^[^{LINE_BREAKERS}]*$"
@@ -57,8 +76,17 @@ _PLAIN_KEY = re.compile(PLAIN_KEY)
 
 def _nameable(key: str) -> bool:
     return bool(_PLAIN_KEY.match(key)) and find_secret(key) is None
-_JSON_TYPES = {str: "a string", bool: "a boolean", int: "an integer", float: "a number", list: "an array",
-               dict: "an object", type(None): "null"}
+
+
+_JSON_TYPES = {
+    str: "a string",
+    bool: "a boolean",
+    int: "an integer",
+    float: "a number",
+    list: "an array",
+    dict: "an object",
+    type(None): "null",
+}
 
 
 def _field(path, *, screened: bool = True) -> str:
@@ -109,8 +137,9 @@ def _describe(error) -> dict:
         field = f"{field}.{name}" if field != "arguments" else name
         message = f"{field}: required"
     elif v == "type":
-        message = (f"{field}: must be {'an' if bound in ('integer', 'array', 'object') else 'a'} {bound} "
-                   f"(got {_got(inst)})")
+        message = (
+            f"{field}: must be {'an' if bound in ('integer', 'array', 'object') else 'a'} {bound} (got {_got(inst)})"
+        )
     elif v == "pattern" and bound == DATE_PATTERN:
         message = f"{field}: not an ISO day (YYYY-MM-DD) or ISO time"
         bound = "ISO 8601"
@@ -138,15 +167,17 @@ def parse_date(value: str, field: str) -> GivenTime:
         ) from None
     parsed = parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
     if not OFFSET_MIN <= parsed.utcoffset() <= OFFSET_MAX:
-        raise InvalidArguments(f"{field}: a UTC offset from -12:00 to +14:00", field=field,
-                               bound="-12:00 to +14:00")
+        raise InvalidArguments(f"{field}: a UTC offset from -12:00 to +14:00", field=field, bound="-12:00 to +14:00")
     try:
         parsed.astimezone(UTC)  # year 0 or 10000 in UTC overflows here
     except OverflowError:
         parsed = None
     if parsed is None or not DATE_EARLIEST <= parsed <= DATE_LATEST:
-        raise InvalidArguments(f"{field}: from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z in UTC",
-                               field=field, bound=f"{DATE_EARLIEST.isoformat()} to {DATE_LATEST.isoformat()}")
+        raise InvalidArguments(
+            f"{field}: from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z in UTC",
+            field=field,
+            bound=f"{DATE_EARLIEST.isoformat()} to {DATE_LATEST.isoformat()}",
+        )
     return GivenTime.given(parsed, value)
 
 
@@ -183,8 +214,10 @@ def _passes(schema: dict, arguments) -> bool:
     jsonschema lets one line feed through, so it is never the laxer (tests/test_validation.py)."""
     entry = _compiled.get(id(schema))
     if entry is None or entry[0] is not schema:
-        entry = (schema, fastjsonschema.compile(schema, use_default=False, use_formats=False,
-                                                detailed_exceptions=False))
+        entry = (
+            schema,
+            fastjsonschema.compile(schema, use_default=False, use_formats=False, detailed_exceptions=False),
+        )
         _compiled[id(schema)] = entry
     try:
         entry[1](arguments)
@@ -198,8 +231,11 @@ def validate(schema: dict, arguments) -> dict:
     InvalidArguments naming the first field at fault (and listing all of them)."""
     if arguments is None:
         arguments = {}
-    errors = [] if _passes(schema, arguments) else sorted(Draft202012Validator(schema).iter_errors(arguments),
-                                                             key=lambda e: list(e.absolute_path))
+    errors = (
+        []
+        if _passes(schema, arguments)
+        else sorted(Draft202012Validator(schema).iter_errors(arguments), key=lambda e: list(e.absolute_path))
+    )
     if errors:
         described = [_describe(e) for e in errors[:ERRORS_LISTED]]
         first = described[0]
@@ -238,8 +274,11 @@ def _check_nul(value, path: list) -> None:
             raise InvalidArguments(f"{field}: cannot contain a NUL (\\u0000) character", field=field)
         if _SURROGATE.search(value):
             field = _field(path)
-            raise InvalidArguments(f"{field}: not valid Unicode: it holds a lone surrogate (\\ud800 to \\udfff)",
-                                   field=field, bound="Unicode")
+            raise InvalidArguments(
+                f"{field}: not valid Unicode: it holds a lone surrogate (\\ud800 to \\udfff)",
+                field=field,
+                bound="Unicode",
+            )
     elif isinstance(value, dict):
         for key, sub in value.items():
             _check_nul(key, [*path, key])

@@ -30,12 +30,22 @@ class LoopbackFetcher(SafeMetadataFetcher):
         if parsed.scheme != "https" or parsed.hostname not in NAMED_HOSTS or self.ca_path is None:
             raise CIMDError("not a document of the test server")
         pool = urllib3.HTTPSConnectionPool(
-            host="127.0.0.1", port=parsed.port, timeout=urllib3.Timeout(FETCH_TIMEOUT_SECONDS), retries=False,
-            maxsize=1, ssl_context=ssl.create_default_context(cafile=self.ca_path), server_hostname=parsed.hostname,
+            host="127.0.0.1",
+            port=parsed.port,
+            timeout=urllib3.Timeout(FETCH_TIMEOUT_SECONDS),
+            retries=False,
+            maxsize=1,
+            ssl_context=ssl.create_default_context(cafile=self.ca_path),
+            server_hostname=parsed.hostname,
         )
         try:
-            response = pool.urlopen("GET", parsed.path, headers={"Host": parsed.netloc, "Accept": "application/json"},
-                                    redirect=False, preload_content=False)
+            response = pool.urlopen(
+                "GET",
+                parsed.path,
+                headers={"Host": parsed.netloc, "Accept": "application/json"},
+                redirect=False,
+                preload_content=False,
+            )
             try:
                 return self._read_document(response)
             finally:

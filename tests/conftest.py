@@ -100,7 +100,9 @@ class Api:
 
     def post(self, path, body=None, **extra):
         return self.client.post(
-            path, data=json.dumps(body if body is not None else {}), content_type="application/json",
+            path,
+            data=json.dumps(body if body is not None else {}),
+            content_type="application/json",
             headers=self.headers(**extra),
         )
 

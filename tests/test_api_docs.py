@@ -37,8 +37,12 @@ def test_the_schema_declares_the_bearer_and_the_end_user_header_and_every_memory
     schemes = schema["components"]["securitySchemes"]
     assert schemes["bearer"]["type"] == "http" and schemes["bearer"]["scheme"] == "bearer"
     assert schemes["endUser"] == {**schemes["endUser"], "type": "apiKey", "in": "header", "name": ACCOUNT_HEADER}
-    memory = [(path, method, operation) for path, methods in schema["paths"].items()
-              if path.startswith("/v1/memory/") for method, operation in methods.items()]
+    memory = [
+        (path, method, operation)
+        for path, methods in schema["paths"].items()
+        if path.startswith("/v1/memory/")
+        for method, operation in methods.items()
+    ]
     assert len(memory) >= len([tool for tool in TOOLS if not tool.local_only]) + 2, "the tools, export and import"
     for path, method, operation in memory:
         assert operation.get("security") == [{"bearer": [], "endUser": []}], (method, path)

@@ -54,8 +54,9 @@ def test_a_worker_reads_what_was_added(api, project, worker):
 
 def test_a_failed_read_is_retried_until_it_succeeds(api, project, worker):
     db = connection.settings_dict
-    blocker = psycopg.connect(dbname=db["NAME"], user=db["USER"], password=db["PASSWORD"] or None,
-                              host=db["HOST"], port=db["PORT"] or None)
+    blocker = psycopg.connect(
+        dbname=db["NAME"], user=db["USER"], password=db["PASSWORD"] or None, host=db["HOST"], port=db["PORT"] or None
+    )
     blocker.execute("LOCK TABLE memory_passage IN ACCESS EXCLUSIVE MODE")  # the read cannot write passages
     try:
         answer = api.add({"text": "Read after a retry", "id": "r1"}, wait=False)
@@ -91,17 +92,25 @@ def test_one_read_of_several_threads_old_and_new_puts_each_item_after_the_last_o
     """A read's threads are locked (and made) together: a session begun by an earlier read goes on where it
     left off, new sessions and a note's run start at their first place, each thread made once."""
     api.add(*({"text": f"Old session, turn {n}", "id": f"a{n}", "kind": "message", "session": "a"} for n in (1, 2)))
-    api.add({"text": "Old session, turn 3", "id": "a3", "kind": "message", "session": "a"},
-            {"text": "New session b, turn 1", "id": "b1", "kind": "message", "session": "b"},
-            {"text": "A note on its own", "id": "n1", "kind": "note"},
-            {"text": "New session c, turn 1", "id": "c1", "kind": "message", "session": "c"},
-            {"text": "New session b, turn 2", "id": "b2", "kind": "message", "session": "b"})
+    api.add(
+        {"text": "Old session, turn 3", "id": "a3", "kind": "message", "session": "a"},
+        {"text": "New session b, turn 1", "id": "b1", "kind": "message", "session": "b"},
+        {"text": "A note on its own", "id": "n1", "kind": "note"},
+        {"text": "New session c, turn 1", "id": "c1", "kind": "message", "session": "c"},
+        {"text": "New session b, turn 2", "id": "b2", "kind": "message", "session": "b"},
+    )
     with scoped(project.pk):
         places = {p.item_ids[0]: (p.thread.key, p.seq) for p in Passage.objects.select_related("thread")}
         threads = sorted(Passage.objects.values_list("thread__key", flat=True).distinct())
-    assert places == {"a1": ("session:a", 1), "a2": ("session:a", 2), "a3": ("session:a", 3),
-                      "b1": ("session:b", 1), "b2": ("session:b", 2), "c1": ("session:c", 1),
-                      "n1": ("item:n1", 1)}
+    assert places == {
+        "a1": ("session:a", 1),
+        "a2": ("session:a", 2),
+        "a3": ("session:a", 3),
+        "b1": ("session:b", 1),
+        "b2": ("session:b", 2),
+        "c1": ("session:c", 1),
+        "n1": ("item:n1", 1),
+    }
     assert threads == ["item:n1", "session:a", "session:b", "session:c"]
 
 
@@ -114,10 +123,20 @@ def test_nothing_is_lost_while_redis_is_down(api, project, write_key):
         f"headers={{'Authorization': 'Bearer {write_key[1]}', 'X-Twin-Account': 'u_1'}}); "
         "print(json.dumps({'status': r.status_code, 'body': r.json()}))"
     )
-    env = {**os.environ, "REDIS_URL": "redis://127.0.0.1:1/0", "TWIN_DB_NAME": settings.DATABASES["default"]["NAME"],
-           "TWIN_QUEUE": TEST_QUEUE}
-    result = subprocess.run([sys.executable, "manage.py", "shell", "-c", script], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=120)
+    env = {
+        **os.environ,
+        "REDIS_URL": "redis://127.0.0.1:1/0",
+        "TWIN_DB_NAME": settings.DATABASES["default"]["NAME"],
+        "TWIN_QUEUE": TEST_QUEUE,
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", script],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     answer = json.loads(result.stdout.strip().splitlines()[-1])
     assert answer["status"] == 200, result.stderr
     assert answer["body"]["items"] == [{"id": "down1", "status": "added", "searchable": False}]

@@ -58,12 +58,15 @@ def test_json_nested_past_the_bound_is_refused_over_mcp_and_at_registration(api)
     assert registration.status_code == 400 and registration.json()["error"] == "invalid_client_metadata"
 
 
-@pytest.mark.parametrize("route, body, field", [
-    ("search", {"query": "\ud800"}, "query"),
-    ("grep", {"pattern": "a\udfffb"}, "pattern"),
-    ("add", {"items": [{"text": "ok"}, {"text": "x", "author": "\ud800"}]}, "items[1].author"),
-    ("add", {"items": [{"text": "x", "metadata": {"k": ["\ud800"]}}]}, "items[0].metadata.k[0]"),
-])
+@pytest.mark.parametrize(
+    "route, body, field",
+    [
+        ("search", {"query": "\ud800"}, "query"),
+        ("grep", {"pattern": "a\udfffb"}, "pattern"),
+        ("add", {"items": [{"text": "ok"}, {"text": "x", "author": "\ud800"}]}, "items[1].author"),
+        ("add", {"items": [{"text": "x", "metadata": {"k": ["\ud800"]}}]}, "items[0].metadata.k[0]"),
+    ],
+)
 def test_a_lone_surrogate_is_refused_by_field(api, project, route, body, field):
     response = api.post(f"/v1/memory/{route}", body)
     assert response.status_code == 400, response.content
@@ -86,22 +89,24 @@ def test_a_tool_name_that_is_not_a_string_is_invalid_params(api):
 
 
 def test_registration_refuses_a_lone_surrogate_by_field(db):
-    for body, field in [('{"client_name": ' + LONE + ', "redirect_uris": ["https://app.example/cb"]}', "client_name"),
-                        ('{"redirect_uris": ["https://app.example/cb", ' + LONE + "]}", "redirect_uris[1]")]:
+    for body, field in [
+        ('{"client_name": ' + LONE + ', "redirect_uris": ["https://app.example/cb"]}', "client_name"),
+        ('{"redirect_uris": ["https://app.example/cb", ' + LONE + "]}", "redirect_uris[1]"),
+    ]:
         response = raw_post(Client(), "/oauth/register", body, REMOTE_ADDR=fresh_address())
         assert response.status_code == 400 and response.json()["field"] == field
 
 
 def test_a_malformed_content_length_is_400(db):
     for path in ("/oauth/register", "/v1/memory/search", "/v1/mcp"):
-        response = Client().post(path, data=b"{}", content_type="application/json", CONTENT_LENGTH="abc",
-                                 REMOTE_ADDR=fresh_address())
+        response = Client().post(
+            path, data=b"{}", content_type="application/json", CONTENT_LENGTH="abc", REMOTE_ADDR=fresh_address()
+        )
         assert response.status_code == 400 and response.json()["field"] == "Content-Length"
 
 
 def test_a_body_that_is_not_json_is_refused_by_name(api):
-    text = api.client.post("/v1/memory/search", data="query=x", content_type="text/x-evil-7f3a",
-                           headers=api.headers())
+    text = api.client.post("/v1/memory/search", data="query=x", content_type="text/x-evil-7f3a", headers=api.headers())
     assert text.status_code == 415 and text.json()["error"] == "unsupported_media_type"
     assert text.json()["field"] == "Content-Type" and "application/json" in text.json()["message"]
     assert "evil-7f3a" not in text.content.decode(), "the header's value is never echoed"
@@ -123,12 +128,14 @@ def test_a_consent_post_with_a_tampered_client_id_is_400(alice, project):
 
 def test_a_huge_number_in_the_playground_is_refused_by_its_range(alice, project, api):
     api.add({"text": "Something"})
-    response = logged_in(alice).post(f"/projects/{project.slug}/playground/run",
-                                     {"tool": "memory_grep", "end_user": "u_1", "arg-pattern": "x",
-                                      "arg-limit": "9" * 5000})
+    response = logged_in(alice).post(
+        f"/projects/{project.slug}/playground/run",
+        {"tool": "memory_grep", "end_user": "u_1", "arg-pattern": "x", "arg-limit": "9" * 5000},
+    )
     assert response.status_code == 400 and "limit: from 1 to 50 (got a larger number)" in html(response)
-    deep = logged_in(alice).post(f"/projects/{project.slug}/playground/run",
-                                 {"tool": "memory_add", "end_user": "u_1", "items-json": DEEP})
+    deep = logged_in(alice).post(
+        f"/projects/{project.slug}/playground/run", {"tool": "memory_add", "end_user": "u_1", "items-json": DEEP}
+    )
     assert deep.status_code == 400 and "nests deeper than 64" in html(deep)
 
 
@@ -140,9 +147,13 @@ def logged(caplog) -> str:
 def test_a_refusal_never_echoes_the_value(api, project, caplog):
     caplog.set_level(logging.DEBUG)
     secret = "sk-live-0123456789abcdef"
-    cases = [{"items": [{"text": "x", "kind": secret}]}, {"items": [{"text": "x", "at": secret}]},
-             {"items": [{"text": "x", "title": secret + "\n"}]}, {"items": [{"text": "x", secret: 1}]},
-             {"items": [{"text": "x", "metadata": {secret + "\u2028": 1}}], "wait": secret}]
+    cases = [
+        {"items": [{"text": "x", "kind": secret}]},
+        {"items": [{"text": "x", "at": secret}]},
+        {"items": [{"text": "x", "title": secret + "\n"}]},
+        {"items": [{"text": "x", secret: 1}]},
+        {"items": [{"text": "x", "metadata": {secret + "\u2028": 1}}], "wait": secret},
+    ]
     for body in cases:
         response = api.tool("add", **body)
         assert response.status_code == 400 and secret not in response.content.decode(), response.content
@@ -168,22 +179,31 @@ def test_a_number_that_is_not_finite_is_refused_on_every_reader(api, alice, proj
     added = raw_post(api, "/v1/memory/add", '{"items": [{"text": "x", "metadata": {"a": ' + number + "}}]}")
     assert added.status_code == 400 and added.json()["error"] == "invalid_json", added.content
     assert added.json()["field"] == "body" and "not finite" in added.json()["message"]
-    call = ('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "memory_add", "arguments": '
-            '{"items": [{"text": "x", "metadata": {"a": ' + number + "}}]}}}")
+    call = (
+        '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "memory_add", "arguments": '
+        '{"items": [{"text": "x", "metadata": {"a": ' + number + "}}]}}}"
+    )
     over_mcp = raw_post(api, "/v1/mcp", call)
     assert over_mcp.status_code == 400 and over_mcp.json()["error"]["code"] == -32700
     registration = raw_post(Client(), "/oauth/register", '{"client_name": ' + number + "}", REMOTE_ADDR=fresh_address())
     assert registration.status_code == 400 and registration.json()["field"] == "body"
-    played = logged_in(alice).post(f"/projects/{project.slug}/playground/run",
-                                   {"tool": "memory_add", "end_user": "u_1",
-                                    "items-json": '[{"text": "x", "metadata": {"a": ' + number + "}}]"})
+    played = logged_in(alice).post(
+        f"/projects/{project.slug}/playground/run",
+        {"tool": "memory_add", "end_user": "u_1", "items-json": '[{"text": "x", "metadata": {"a": ' + number + "}}]"},
+    )
     assert played.status_code == 400 and "not finite" in html(played)
-    imported = api.client.post("/v1/memory/import", content_type="application/x-ndjson", headers=api.headers(),
-                               data='{"format": "twin-memory-export", "version": 1, "items": ' + number + "}\n")
+    imported = api.client.post(
+        "/v1/memory/import",
+        content_type="application/x-ndjson",
+        headers=api.headers(),
+        data='{"format": "twin-memory-export", "version": 1, "items": ' + number + "}\n",
+    )
     assert imported.status_code == 400 and (imported.json()["line"], imported.json()["field"]) == (1, "line")
     context = Context(project=read_key[0].project, account="u_1", access="read")
     session = rpc.Session(context=context, tools=stdio_tools(context), surface="stdio")
-    assert stdio.answer(session, '{"jsonrpc": "2.0", "id": ' + number + ', "method": "ping"}')["error"]["code"] == -32700
+    assert (
+        stdio.answer(session, '{"jsonrpc": "2.0", "id": ' + number + ', "method": "ping"}')["error"]["code"] == -32700
+    )
     with scoped(project.pk):
         assert not Item.objects.exists()
 
@@ -215,8 +235,12 @@ def test_a_refused_secret_or_hostile_value_never_reaches_the_log(api, project, c
         api.as_account(f"{hostile}/x").tool("search", query="x"),
         raw_post(api, "/v1/memory/search", '{"query": "' + hostile + '", "x": NaN}'),
         api.mcp("tools/call", {"name": hostile, "arguments": {}}),
-        raw_post(Client(), "/oauth/register", '{"redirect_uris": ["http://' + hostile + '.example/cb"]}',
-                 REMOTE_ADDR=fresh_address()),
+        raw_post(
+            Client(),
+            "/oauth/register",
+            '{"redirect_uris": ["http://' + hostile + '.example/cb"]}',
+            REMOTE_ADDR=fresh_address(),
+        ),
     ]
     assert all(400 <= response.status_code < 500 or "error" in response.json() for response in refused)
     text = logged(caplog)
@@ -227,7 +251,10 @@ def test_an_integral_number_is_read_as_an_integer(api, write_key):
     api.add({"text": "Alice: I deployed the payments service.", "kind": "message", "author": "Alice"})
     context = Context(project=write_key[0].project, account="u_1", access="write")
     session = rpc.Session(context=context, tools=stdio_tools(context), surface="stdio")
-    answer = stdio.answer(session, '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": '
-                          '{"name": "memory_next", "arguments": {"top": 2.0}}}')
+    answer = stdio.answer(
+        session,
+        '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": '
+        '{"name": "memory_next", "arguments": {"top": 2.0}}}',
+    )
     assert answer["result"]["isError"] is False, answer
     assert api.tool("grep", pattern="payments", limit=1.0).json()["found"] == 1

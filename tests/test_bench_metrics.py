@@ -52,8 +52,12 @@ def test_bootstrap_interval_is_fixed_by_its_seed_and_as_wide_as_the_sample_says(
 
 
 def test_by_category_keeps_the_adversarial_out_of_the_overall():
-    rows = [{"category": 1, "recall@10": 1.0}, {"category": 1, "recall@10": 0.0},
-            {"category": 4, "recall@10": 1.0}, {"category": 5, "recall@10": 0.0}]
+    rows = [
+        {"category": 1, "recall@10": 1.0},
+        {"category": 1, "recall@10": 0.0},
+        {"category": 4, "recall@10": 1.0},
+        {"category": 5, "recall@10": 0.0},
+    ]
     got = metrics.by_category(rows)
     assert got["all"]["n"] == 3 and got["all"]["recall@10"][0] == pytest.approx(2 / 3)
     assert got[1]["n"] == 2 and got[1]["recall@10"][0] == 0.5
@@ -63,6 +67,11 @@ def test_by_category_keeps_the_adversarial_out_of_the_overall():
 
 
 def test_the_shipped_weights_are_the_per_parameter_median_of_the_folds():
-    fits = [{"a": 1.0, "b": 0.0}, {"a": 3.0, "b": 2.0}, {"a": 2.0, "b": 4.0}, {"a": 0.0, "b": 2.0},
-            {"a": 4.0, "b": 3.0}]
+    fits = [
+        {"a": 1.0, "b": 0.0},
+        {"a": 3.0, "b": 2.0},
+        {"a": 2.0, "b": 4.0},
+        {"a": 0.0, "b": 2.0},
+        {"a": 4.0, "b": 3.0},
+    ]
     assert metrics.median_weights(fits) == {"a": 2.0, "b": 2.0}

@@ -13,8 +13,12 @@ from tests.worker import ROOT
 
 
 def run(*args: str, **env) -> subprocess.CompletedProcess:
-    environment = {**os.environ, "TWIN_PROCESS": "command", "TWIN_DB_NAME": settings.DATABASES["default"]["NAME"],
-                   **env}
+    environment = {
+        **os.environ,
+        "TWIN_PROCESS": "command",
+        "TWIN_DB_NAME": settings.DATABASES["default"]["NAME"],
+        **env,
+    }
     return subprocess.run(args, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=120)
 
 
@@ -32,10 +36,20 @@ def test_checkconnections_refuses_more_than_the_server_takes(db):
 
 
 def test_gunicorn_takes_its_workers_threads_and_address_from_the_environment():
-    done = run(sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "--print-config",
-               WEB_WORKERS="3", WEB_THREADS="12", PORT="8123")
-    config = {name.strip(): value.strip() for name, _, value in
-              (line.partition("=") for line in done.stdout.splitlines())}
+    done = run(
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "-c",
+        "gunicorn.conf.py",
+        "--print-config",
+        WEB_WORKERS="3",
+        WEB_THREADS="12",
+        PORT="8123",
+    )
+    config = {
+        name.strip(): value.strip() for name, _, value in (line.partition("=") for line in done.stdout.splitlines())
+    }
     assert done.returncode == 0, done.stderr
     assert (config["workers"], config["threads"], config["worker_class"]) == ("3", "12", "gthread")
     assert config["bind"] == "['127.0.0.1:8123']" and config["timeout"] == "30"

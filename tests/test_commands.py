@@ -62,7 +62,7 @@ def test_demo_prints_working_keys_and_a_console_login_and_keeps_them(db, setting
     for name, access in (("  read key", "read"), ("  read and write key", "write")):
         response = Api(keys[name].strip(), "demo_user").get("/v1/me")
         assert response.status_code == 200 and response.json()["access"] == access
-    assert 'curl -s http://127.0.0.1:8123/v1/me' in first and '"url": "http://127.0.0.1:8123/v1/mcp"' in first
+    assert "curl -s http://127.0.0.1:8123/v1/me" in first and '"url": "http://127.0.0.1:8123/v1/mcp"' in first
     password = first.split("password ")[1].split()[0]
     assert Client().post("/login", {"username": "demo@example.com", "password": password}).status_code == 302
 

@@ -39,8 +39,9 @@ def in_threads(count: int, work) -> list:
 
 
 def test_ten_adds_of_one_new_id_each_get_a_definite_answer(api, project):
-    responses = in_threads(CALLERS, lambda i: api.as_account("u_1").tool(
-        "add", items=[{"text": f"Version {i} of the plan", "id": "plan"}]))
+    responses = in_threads(
+        CALLERS, lambda i: api.as_account("u_1").tool("add", items=[{"text": f"Version {i} of the plan", "id": "plan"}])
+    )
     assert [getattr(r, "status_code", r) for r in responses] == [200] * CALLERS
     statuses = sorted(r.json()["items"][0]["status"] for r in responses)
     assert statuses.count("added") == 1 and set(statuses) <= {"added", "edited", "unchanged"}, statuses
@@ -69,8 +70,10 @@ def _waiting_on_locks(count: int) -> None:
         with connection.cursor() as cursor:
             # This transaction stays open: drop its statistics snapshot to see the others now.
             cursor.execute("SELECT pg_stat_clear_snapshot()")
-            cursor.execute("SELECT count(*) AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                           "AND datname = current_database()")
+            cursor.execute(
+                "SELECT count(*) AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                "AND datname = current_database()"
+            )
             if named_rows(cursor)[0]["waiting"] >= count:
                 return
         assert time.monotonic() < deadline, "the read and the forget never met"
@@ -87,20 +90,23 @@ def test_forget_all_during_a_read_succeeds_and_leaves_nothing(api, project):
     # its passages; the forget waits on the read. Leaving the scope lets the read go on, then the forget.
     with scoped(project.pk):
         assert len(Thread.objects.select_for_update()) == 1, "the item's thread is locked"
-        reader = threading.Thread(target=lambda: outcome.update(read=_run(
-            lambda: read_items(item.end_user_id, [item.pk]))))
+        reader = threading.Thread(
+            target=lambda: outcome.update(read=_run(lambda: read_items(item.end_user_id, [item.pk])))
+        )
         reader.start()
         _waiting_on_locks(1)
-        forgetter = threading.Thread(target=lambda: outcome.update(forget=_run(
-            lambda: api.tool("forget", all=True))))
+        forgetter = threading.Thread(target=lambda: outcome.update(forget=_run(lambda: api.tool("forget", all=True))))
         forgetter.start()
         _waiting_on_locks(2)
     reader.join(timeout=WAIT_SECONDS)
     forgetter.join(timeout=WAIT_SECONDS)
     assert not isinstance(outcome["read"], Exception), outcome["read"]
     assert outcome["forget"].status_code == 200, outcome["forget"].content
-    assert outcome["forget"].json() == {"forgotten": 1, "end_user": "erased",
-                                        "erased": {"items": 1, "versions": 0, "passages": 1, "facts": 2}}
+    assert outcome["forget"].json() == {
+        "forgotten": 1,
+        "end_user": "erased",
+        "erased": {"items": 1, "versions": 0, "passages": 1, "facts": 2},
+    }
     assert not EndUser.objects.filter(external_id="u_1").exists()
     with scoped(project.pk):
         assert not Passage.objects.exists() and not Thread.objects.exists() and not Item.objects.exists()

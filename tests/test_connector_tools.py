@@ -94,8 +94,16 @@ def test_the_tools_answer_what_the_sample_holds(project):
     assert nxt["who"] == "Tom Becker"
     assert [r["action"] for r in nxt["recent"]][-3:] == ["test", "review_request", "merge"]
     guess = nxt["guesses"][0]
-    assert guess == {"action": "deploy", "probability": guess["probability"], "backed_off": False,
-                     "context": ["review_request", "merge"]} and guess["probability"] > 0.8
+    assert (
+        guess
+        == {
+            "action": "deploy",
+            "probability": guess["probability"],
+            "backed_off": False,
+            "context": ["review_request", "merge"],
+        }
+        and guess["probability"] > 0.8
+    )
     assert len(nxt["guesses"]) == 3 and any(g["backed_off"] and g["context"] == [] for g in nxt["guesses"])
     assert sum(g["probability"] for g in ask(memory_next, memory, who="Tom", top=10)["guesses"]) <= 1.001
 
@@ -103,8 +111,9 @@ def test_the_tools_answer_what_the_sample_holds(project):
     rollback = ask(memory_recall, memory, question="When did Leo roll back acme/web?", as_of=asked_on("2025-04-12"))
     days = next(w for w in rollback["worked_out"] if w["kind"] == "days_before")
     assert days["value"] == 22 and days["as_of"] == "2025-04-12"
-    assert days["inputs"][0]["passage_id"] == next(r["passage_id"] for r in rollback["records"]
-                                                   if r.get("action") == "rollback")
+    assert days["inputs"][0]["passage_id"] == next(
+        r["passage_id"] for r in rollback["records"] if r.get("action") == "rollback"
+    )
     assert rollback["enough"] > 0.6
     for section in ("Records", "Worked out", "Passages"):
         assert f"\n{section}\n" in rollback["text"]

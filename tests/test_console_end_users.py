@@ -44,8 +44,9 @@ def test_it_needs_a_login_and_an_outsider_gets_404(project, memories, charlie, o
     client = logged_in(charlie)
     assert client.get(_url(project)).status_code == 404
     assert client.get(_url(project, "/u_1")).status_code == 404
-    assert client.get(f"/projects/{other_project.slug}/end-users/u_1").status_code == 404, \
+    assert client.get(f"/projects/{other_project.slug}/end-users/u_1").status_code == 404, (
         "the same end user id in one's own project is another end user (none there)"
+    )
 
 
 @pytest.mark.parametrize("role", ROLES)
@@ -116,8 +117,12 @@ def test_members_and_viewers_cannot_forget(alice, project, memories, role):
 def test_an_outsider_cannot_forget(project, memories, charlie, other_project):
     client = logged_in(charlie)
     assert client.post(_url(project, "/u_1/forget"), {"everything": "on", "confirm": "u_1"}).status_code == 404
-    assert client.post(f"/projects/{other_project.slug}/end-users/u_1/forget",
-                       {"everything": "on", "confirm": "u_1"}).status_code == 404
+    assert (
+        client.post(
+            f"/projects/{other_project.slug}/end-users/u_1/forget", {"everything": "on", "confirm": "u_1"}
+        ).status_code
+        == 404
+    )
     assert EndUser.objects.filter(external_id="u_1", project=project).exists()
 
 

@@ -69,8 +69,9 @@ def test_an_outsider_gets_404(project, read_key, charlie, other_project):
     assert client.get(_url(project)).status_code == 404
     assert client.post(_url(project, "/new"), {"name": "x", "access": "write"}).status_code == 404
     assert client.get(_url(project, f"/{read_key[0].pk}/revoke")).status_code == 404
-    assert client.post(f"/projects/{other_project.slug}/keys/{read_key[0].pk}/revoke").status_code == 404, \
+    assert client.post(f"/projects/{other_project.slug}/keys/{read_key[0].pk}/revoke").status_code == 404, (
         "another project's key through one's own project"
+    )
     read_key[0].refresh_from_db()
     assert read_key[0].revoked_at is None
 

@@ -11,8 +11,16 @@ from accounts.models import Connection, Role
 from tests.console import ROLES, csrf_refused, html, in_role, logged_in
 from tests.oauth_flow import connect, registered
 
-CLIENTS = ("Claude Code", "Cursor", "VS Code", "Windsurf", "Codex", "Claude Desktop (through mcp-remote)",
-           "claude.ai", "ChatGPT")
+CLIENTS = (
+    "Claude Code",
+    "Cursor",
+    "VS Code",
+    "Windsurf",
+    "Codex",
+    "Claude Desktop (through mcp-remote)",
+    "claude.ai",
+    "ChatGPT",
+)
 
 
 def _url(project):

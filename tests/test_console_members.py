@@ -142,7 +142,10 @@ def test_an_outsider_cannot_change_roles_or_remove(alice, project, bob, charlie,
     bob_membership = Membership.objects.get(user=bob)
     client = logged_in(charlie)
     assert _set_role(client, project, bob_membership, Role.OWNER).status_code == 404
-    assert client.post(f"/projects/{other_project.slug}/members/{bob_membership.pk}/role", {"role": "owner"}).status_code == 404
+    assert (
+        client.post(f"/projects/{other_project.slug}/members/{bob_membership.pk}/role", {"role": "owner"}).status_code
+        == 404
+    )
     assert client.post(f"/projects/{other_project.slug}/members/{bob_membership.pk}/remove").status_code == 404
     bob_membership.refresh_from_db()
     assert bob_membership.role == Role.MEMBER
@@ -153,7 +156,9 @@ def test_an_admin_cannot_touch_the_owner_role(alice, project, bob):
     _set_role(client, project, Membership.objects.get(user=bob), Role.OWNER)
     _set_role(client, project, Membership.objects.get(user=alice), Role.MEMBER)
     client.post(_url(project, f"/{Membership.objects.get(user=alice).pk}/remove"))
-    assert Membership.objects.get(user=bob).role == Role.MEMBER and Membership.objects.get(user=alice).role == Role.OWNER
+    assert (
+        Membership.objects.get(user=bob).role == Role.MEMBER and Membership.objects.get(user=alice).role == Role.OWNER
+    )
 
 
 def test_a_project_always_keeps_an_owner(alice, project, bob):
@@ -179,6 +184,7 @@ def test_remove_asks_first_then_ends_the_persons_access_and_connections(alice, p
     assert not Membership.objects.filter(user=bob).exists()
     assert logged_in(bob).get(f"/projects/{project.slug}").status_code == 404
     from tests.conftest import Api
+
     assert Api(tokens["access_token"], None).mcp("ping").status_code == 401
 
 

@@ -13,10 +13,20 @@ from tests.console import in_role
 EXPECTED = {
     Role.OWNER: set(CAPABILITIES),
     Role.ADMIN: set(CAPABILITIES) - {"manage_owners", "delete_project"},
-    Role.MEMBER: {"view_project", "view_members", "view_keys", "manage_keys", "view_end_users", "view_usage",
-                  "use_playground", "run_write_tools", "connect_any_end_user", "grant_write", "export_memory"},
-    Role.VIEWER: {"view_project", "view_members", "view_end_users", "view_usage", "use_playground",
-                  "export_memory"},
+    Role.MEMBER: {
+        "view_project",
+        "view_members",
+        "view_keys",
+        "manage_keys",
+        "view_end_users",
+        "view_usage",
+        "use_playground",
+        "run_write_tools",
+        "connect_any_end_user",
+        "grant_write",
+        "export_memory",
+    },
+    Role.VIEWER: {"view_project", "view_members", "view_end_users", "view_usage", "use_playground", "export_memory"},
 }
 
 
@@ -54,9 +64,11 @@ def test_it_returns_the_project_with_the_role(project, alice, role):
 def test_it_answers_404_alike_for_missing_not_yours_and_not_allowed(project, alice, charlie, other_project):
     viewer = in_role(project, Role.VIEWER)
     messages = []
-    for user, slug, capability in ((alice, "no-such-project", "view_project"),
-                                   (charlie, project.slug, "view_project"),
-                                   (viewer, project.slug, "manage_keys")):
+    for user, slug, capability in (
+        (alice, "no-such-project", "view_project"),
+        (charlie, project.slug, "view_project"),
+        (viewer, project.slug, "manage_keys"),
+    ):
         with pytest.raises(Http404) as refused:
             project_for(_request(user), slug, capability)
         messages.append(str(refused.value))

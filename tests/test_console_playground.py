@@ -20,8 +20,16 @@ from memory.tools import mcp_tools
 from tests.oauth_flow import member
 from twin.database import DEFAULT, OWNER
 
-READ_TOOLS = ["memory_search", "memory_grep", "memory_read", "memory_ls", "memory_around", "memory_history",
-              "memory_latest", "memory_overview"]
+READ_TOOLS = [
+    "memory_search",
+    "memory_grep",
+    "memory_read",
+    "memory_ls",
+    "memory_around",
+    "memory_history",
+    "memory_latest",
+    "memory_overview",
+]
 
 
 def logged_in(user, **kwargs) -> Client:
@@ -57,15 +65,22 @@ def save(client, project, text: str, end_user: str = "u_1", **item):
 
 # --- the page and its form -----------------------------------------------------------------------------------
 
+
 def test_it_builds_the_form_from_the_tools_schema(alice, project):
     response = logged_in(alice).get(page_url(project) + "?tool=memory_grep")
     assert response.status_code == 200
     html = response.content.decode()
     assert offered(html) == READ_TOOLS + ["memory_add"]
-    assert re.search(rf'<input type="text" name="arg-pattern" id="pg-arg-pattern" value="" maxlength="{TEXT_MAX}" '
-                     r'minlength="1" required', html)
-    assert re.search(rf'<input type="number" name="arg-limit" id="pg-arg-limit" value="{GREP_LIMIT_DEFAULT}" step="1" '
-                     rf'min="1" max="{GREP_LIMIT_MAX}"', html)
+    assert re.search(
+        rf'<input type="text" name="arg-pattern" id="pg-arg-pattern" value="" maxlength="{TEXT_MAX}" '
+        r'minlength="1" required',
+        html,
+    )
+    assert re.search(
+        rf'<input type="number" name="arg-limit" id="pg-arg-limit" value="{GREP_LIMIT_DEFAULT}" step="1" '
+        rf'min="1" max="{GREP_LIMIT_MAX}"',
+        html,
+    )
     assert "Exact substring match" in html, "the tool's description"
     assert "frame-ancestors 'none'" in response["Content-Security-Policy"]
     assert "<script>" not in html and "console/playground.js" in html, "no inline script: the CSP forbids it"
@@ -95,6 +110,7 @@ def test_an_outsider_gets_404(project, charlie, other_project):
 
 
 # --- roles -------------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("role", [Role.OWNER, Role.ADMIN, Role.MEMBER])
 def test_owners_admins_and_members_run_write_tools(alice, project, role):
@@ -163,18 +179,23 @@ def test_run_is_post_only(alice, project):
 
 # --- bad arguments ---------------------------------------------------------------------------------------------
 
+
 def test_bad_arguments_show_the_field_and_its_bound(alice, project, api):
     api.add({"text": "I moved to Porto."})
     client = logged_in(alice)
     response = run(client, project, "memory_grep", **{"arg-pattern": "Porto", "arg-limit": "500"})
     assert response.status_code == 400
     html = response.content.decode()
-    assert f'<p class="field-error" id="pg-arg-limit-error" role="alert">limit: from 1 to {GREP_LIMIT_MAX} (got a larger number)</p>' in html
+    assert (
+        f'<p class="field-error" id="pg-arg-limit-error" role="alert">limit: from 1 to {GREP_LIMIT_MAX} (got a larger number)</p>'
+        in html
+    )
     assert re.search(r'name="arg-limit"[^>]*aria-invalid="true"', html)
     assert answer_of(response)["bound"] == GREP_LIMIT_MAX and answer_of(response)["field"] == "limit"
     http = api.tool("grep", pattern="Porto", limit=500)
     assert response.context["result"]["json"] == json.dumps(http.json(), indent=2, ensure_ascii=False), (
-        "the JSON shown is the HTTP route's, key for key")
+        "the JSON shown is the HTTP route's, key for key"
+    )
 
     too_long = run(client, project, "memory_add", **{"items-0-text": "x" * (ITEM_TEXT_MAX + 1)})
     assert too_long.status_code == 400
@@ -197,12 +218,15 @@ def test_a_bad_end_user_or_json_is_named_and_nothing_runs(alice, project):
     assert 'id="pg-end-user-error"' in response.content.decode()
     broken = run(client, project, "memory_add", **{"items-json": "[{not json"})
     assert broken.status_code == 400 and "items: not valid JSON" in broken.content.decode()
-    assert run(client, project, "memory_forget", **{"arg-all": "1"}).status_code == 400, "HTTP-only tools are not offered"
+    assert run(client, project, "memory_forget", **{"arg-all": "1"}).status_code == 400, (
+        "HTTP-only tools are not offered"
+    )
     with scoped(project.pk):
         assert not Item.objects.exists()
 
 
 # --- tenancy ---------------------------------------------------------------------------------------------------
+
 
 def test_the_playground_cannot_reach_another_project(alice, project, charlie, other_project):
     alices, charlies = logged_in(alice), logged_in(charlie)
@@ -217,9 +241,16 @@ def test_the_playground_cannot_reach_another_project(alice, project, charlie, ot
 
 # --- the answer ------------------------------------------------------------------------------------------------
 
+
 def test_the_answer_equals_what_the_http_route_answers(alice, project, api):
-    api.add({"text": "I moved to Porto in 2023. My sister Ana lives in Lisbon.", "at": "2023-05-01",
-             "author": "Alice Chen", "id": "n1"})
+    api.add(
+        {
+            "text": "I moved to Porto in 2023. My sister Ana lives in Lisbon.",
+            "at": "2023-05-01",
+            "author": "Alice Chen",
+            "id": "n1",
+        }
+    )
     client = logged_in(alice)
     path = api.tool("latest").json()["passages"][0]["path"]
     cases = [
@@ -258,15 +289,19 @@ def test_a_tool_that_fails_is_shown_as_failed(alice, project, api):
 
 
 def test_the_readable_view_links_hits_into_the_memory_view(alice, project, api):
-    api.add({"text": "I moved to Porto in 2023. My sister Ana lives in Lisbon.", "at": "2023-05-01",
-             "author": "Alice Chen"})
+    api.add(
+        {"text": "I moved to Porto in 2023. My sister Ana lives in Lisbon.", "at": "2023-05-01", "author": "Alice Chen"}
+    )
     response = run(logged_in(alice), project, "memory_search", **{"arg-query": "Where does Ana live?"})
     html = response.content.decode()
     hit = answer_of(response)["hits"][0]["path"]
     memory_view = f"/projects/{project.slug}/end-users/u_1?path={hit.replace('/', '%2F')}"
     assert f'<a href="{memory_view}"><code>{hit}</code></a>' in html
-    assert re.search(r"<td>Ana</td><td>home_city</td><td><strong>Lisbon</strong></td>\s*"
-                     r'<td><span class="pg-since">since <time datetime="2023-05-01T00:00:00\+00:00">2023-05-01</time></span>', html)
+    assert re.search(
+        r"<td>Ana</td><td>home_city</td><td><strong>Lisbon</strong></td>\s*"
+        r'<td><span class="pg-since">since <time datetime="2023-05-01T00:00:00\+00:00">2023-05-01</time></span>',
+        html,
+    )
     assert logged_in(alice).get(memory_view).status_code == 200
     history = run(logged_in(alice), project, "memory_history", **{"arg-subject": "Alice Chen"}).content.decode()
     assert "History of Alice Chen" in history and "<strong>Porto</strong>" in history
@@ -277,11 +312,16 @@ def test_the_same_call_is_shown_as_curl_and_mcp(alice, project, api):
     response = run(logged_in(alice), project, "memory_grep", **{"arg-pattern": "it's Porto", "arg-limit": "5"})
     same = response.context["same_call"]
     assert same["curl"] == (
-        "curl -s http://testserver/v1/memory/grep -H \"Authorization: Bearer $TWIN_MEMORY_API_KEY\" "
+        'curl -s http://testserver/v1/memory/grep -H "Authorization: Bearer $TWIN_MEMORY_API_KEY" '
         "-H 'X-Twin-Account: u_1' -H \"Content-Type: application/json\" "
-        "-d '{\"pattern\": \"it'\"'\"'s Porto\", \"limit\": 5}'")
-    assert json.loads(same["mcp"]) == {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                       "params": {"name": "memory_grep", "arguments": {"pattern": "it's Porto", "limit": 5}}}
+        '-d \'{"pattern": "it\'"\'"\'s Porto", "limit": 5}\''
+    )
+    assert json.loads(same["mcp"]) == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "memory_grep", "arguments": {"pattern": "it's Porto", "limit": 5}},
+    }
     html = response.content.decode()
     assert 'id="pg-curl"' in html and 'id="pg-mcp"' in html and "http://testserver/v1/mcp" in html
 
@@ -311,14 +351,18 @@ def test_tools_offered_are_the_mcp_tools_of_the_access(alice, project):
 
 def test_the_playground_says_what_became_of_each_saved_item():
     assert item_note({"id": "it_1", "status": "duplicate", "duplicate_of": "it_0"}) == (
-        "not stored again: it repeats it_0")
-    assert item_note({"id": "a", "status": "added", "redacted": [
-        {"field": "items[0].text", "secret": "Password"}]}) == "stored with items[0].text (Password) redacted"
+        "not stored again: it repeats it_0"
+    )
+    assert (
+        item_note({"id": "a", "status": "added", "redacted": [{"field": "items[0].text", "secret": "Password"}]})
+        == "stored with items[0].text (Password) redacted"
+    )
     assert item_note({"id": "a", "status": "added"}) == ""
 
 
 def test_a_tool_name_not_offered_is_refused_without_echo(alice, project):
-    response = logged_in(alice).post(f"/projects/{project.slug}/playground/run",
-                                     {"tool": "evil-7f3a<b>", "end_user": "u_1"})
+    response = logged_in(alice).post(
+        f"/projects/{project.slug}/playground/run", {"tool": "evil-7f3a<b>", "end_user": "u_1"}
+    )
     assert response.status_code == 400 and "No tool by that name" in response.content.decode()
     assert "evil-7f3a" not in response.content.decode()

@@ -26,7 +26,10 @@ def test_it_creates_a_project_with_its_creator_as_owner(bob, project):
     response = logged_in(bob).post("/projects/new", {"name": "Bob Labs"})
     created = Project.objects.get(name="Bob Labs")
     assert response["Location"] == f"/projects/{created.slug}"
-    assert Membership.objects.get(project=created).user == bob and Membership.objects.get(project=created).role == Role.OWNER
+    assert (
+        Membership.objects.get(project=created).user == bob
+        and Membership.objects.get(project=created).role == Role.OWNER
+    )
 
 
 def test_it_refuses_an_empty_name(alice):
@@ -109,7 +112,10 @@ def test_the_owner_deletes_with_the_typed_name_and_everything_goes(alice, projec
     response = client.post(f"/projects/{project.slug}/delete", {"confirm": "Alice Co"})
     assert response["Location"] == "/projects"
     assert not Project.objects.filter(pk=project.pk).exists()
-    assert not EndUser.objects.filter(project_id=project.pk).exists() and not ApiKey.objects.filter(project_id=project.pk).exists()
+    assert (
+        not EndUser.objects.filter(project_id=project.pk).exists()
+        and not ApiKey.objects.filter(project_id=project.pk).exists()
+    )
     assert not Membership.objects.filter(project_id=project.pk).exists()
     assert api.tool("search", query="Lisbon").status_code == 401, "its keys went with it"
     assert Project.objects.filter(pk=other_project.pk).exists()

@@ -105,8 +105,9 @@ def test_home_needs_a_login_and_sends_a_projectless_person_to_projects(db, charl
 
 
 def test_the_login_form_is_csrf_protected(alice):
-    response = Client(enforce_csrf_checks=True).post("/login", {"username": "alice@example.com",
-                                                               "password": "alice-password-1"})
+    response = Client(enforce_csrf_checks=True).post(
+        "/login", {"username": "alice@example.com", "password": "alice-password-1"}
+    )
     assert response.status_code == 403
 
 
@@ -118,7 +119,9 @@ def test_password_reset_mails_a_link_that_sets_a_new_password(alice):
     link = re.search(r"http://testserver(/reset/\S+)", mail.outbox[0].body).group(1)
     form = client.get(link, follow=True)
     assert form.status_code == 200 and "Choose a new password" in html(form)
-    done = client.post(form.redirect_chain[-1][0], {"new_password1": "brand-new-pass-7", "new_password2": "brand-new-pass-7"})
+    done = client.post(
+        form.redirect_chain[-1][0], {"new_password1": "brand-new-pass-7", "new_password2": "brand-new-pass-7"}
+    )
     assert done["Location"] == "/reset/done"
     assert Client().login(username="alice@example.com", password="brand-new-pass-7")
     again = client.get(link, follow=True)

@@ -26,14 +26,21 @@ from tests.worker import running_worker
 from twin.celery import app as celery_app
 
 YEAR_10000 = datetime(9999, 12, 31, 23, 59, tzinfo=timezone(timedelta(hours=-10)))  # as a row once stored it
-OUT_OF_RANGE = ["9999-12-31T23:59:59-10:00", "0001-01-01T00:00:00+01:00", "2026-03-01T10:00:00+20:00",
-                "2026-03-01T10:00:00-12:30", "2026-03-01T10:00:00+14:01"]
-ROUTES = [("add", lambda d: {"items": [{"text": "x", "at": d}]}, "items[0].at"),
-          ("add", lambda d: {"items": [{"text": "x"}, {"text": "y", "expires": d}]}, "items[1].expires"),
-          ("search", lambda d: {"query": "x", "before": d}, "before"),
-          ("search", lambda d: {"query": "x", "after": d}, "after"),
-          ("latest", lambda d: {"after": d}, "after"),
-          ("latest", lambda d: {"before": d}, "before")]
+OUT_OF_RANGE = [
+    "9999-12-31T23:59:59-10:00",
+    "0001-01-01T00:00:00+01:00",
+    "2026-03-01T10:00:00+20:00",
+    "2026-03-01T10:00:00-12:30",
+    "2026-03-01T10:00:00+14:01",
+]
+ROUTES = [
+    ("add", lambda d: {"items": [{"text": "x", "at": d}]}, "items[0].at"),
+    ("add", lambda d: {"items": [{"text": "x"}, {"text": "y", "expires": d}]}, "items[1].expires"),
+    ("search", lambda d: {"query": "x", "before": d}, "before"),
+    ("search", lambda d: {"query": "x", "after": d}, "after"),
+    ("latest", lambda d: {"after": d}, "after"),
+    ("latest", lambda d: {"before": d}, "before"),
+]
 
 
 @pytest.mark.parametrize("route, body, field", ROUTES, ids=[f"{r}-{f}" for r, _, f in ROUTES])
@@ -55,9 +62,11 @@ def test_mcp_refuses_it_by_field_too(api):
 
 
 def test_the_edges_are_held_and_read_back(api):
-    api.add({"text": "First", "id": "first", "at": "0001-01-01T00:00:00Z"},
-            {"text": "Last", "id": "last", "at": "9999-12-31T23:59:59.999999Z", "expires": "9999-12-31"},
-            {"text": "Far east", "id": "east", "at": "2026-03-01T00:00:00+14:00"})
+    api.add(
+        {"text": "First", "id": "first", "at": "0001-01-01T00:00:00Z"},
+        {"text": "Last", "id": "last", "at": "9999-12-31T23:59:59.999999Z", "expires": "9999-12-31"},
+        {"text": "Far east", "id": "east", "at": "2026-03-01T00:00:00+14:00"},
+    )
     for item_id in ("first", "last", "east"):
         assert api.tool("versions", id=item_id).status_code == 200
     assert api.tool("correct", id="last", text="Last, corrected").status_code == 200
@@ -71,8 +80,11 @@ def overview(api) -> dict:
 
 def test_an_item_whose_read_raises_is_marked_failed_and_its_batch_is_read(api, alice, project):
     # A relative date past 9999-12-31 makes the read raise (in fact extraction) every time it is tried.
-    saved = api.add({"text": "I will move to Paris next year.", "id": "bad", "at": "9999-12-31"},
-                    {"text": "I adopted a cat called Miso.", "id": "good"}, wait=False)
+    saved = api.add(
+        {"text": "I will move to Paris next year.", "id": "bad", "at": "9999-12-31"},
+        {"text": "I adopted a cat called Miso.", "id": "good"},
+        wait=False,
+    )
     assert [i["status"] for i in saved["items"]] == ["added", "added"]
     assert api.tool("grep", pattern="Miso").json()["found"] == 1, "the rest of the batch is read"
     with scoped(project.pk):
@@ -92,8 +104,13 @@ def test_a_row_stored_before_dates_were_bounded_fails_by_field(api, project):
     end_user = end_user_get_or_create(project=project, external_id="u_1")
     legacy = legacy_row(project)
     with scoped(project.pk, end_user.pk):
-        fine = Item.objects.create(end_user=end_user, external_id="fine", kind="note", text="Readable",
-                                   at=datetime(2026, 1, 1, tzinfo=timezone.utc))
+        fine = Item.objects.create(
+            end_user=end_user,
+            external_id="fine",
+            kind="note",
+            text="Readable",
+            at=datetime(2026, 1, 1, tzinfo=timezone.utc),
+        )
     read_items.delay(end_user.pk, [legacy.pk, fine.pk])
     with scoped(project.pk, end_user.pk):
         assert Item.objects.get(pk=fine.pk).is_read
@@ -106,8 +123,11 @@ def test_a_real_worker_retries_with_backoff_then_marks_it_failed(api, project):
     celery_app.conf.task_always_eager = False
     try:
         with running_worker(TEST_QUEUE, READ_RETRY_BACKOFF_SECONDS="0.1") as log:
-            api.add({"text": "I will move to Paris next year.", "id": "bad", "at": "9999-12-31"},
-                    {"text": "I adopted a cat called Miso.", "id": "good"}, wait=False)
+            api.add(
+                {"text": "I will move to Paris next year.", "id": "bad", "at": "9999-12-31"},
+                {"text": "I adopted a cat called Miso.", "id": "good"},
+                wait=False,
+            )
             deadline = time.monotonic() + 30
             while overview(api)["failed_items"] == 0:
                 assert time.monotonic() < deadline, log.read_text()
@@ -124,11 +144,14 @@ def test_a_real_worker_retries_with_backoff_then_marks_it_failed(api, project):
 def test_the_29th_of_february_named_without_its_year_is_read_in_any_year(api):
     """A plan for 29 February made after it, or a memory of it told before it: the day lands in the next
     (or last) leap year instead of failing the read (2025 has no 29 February)."""
-    api.add({"text": "I am moving to Lisbon on Feb 29.", "id": "plan", "at": "2024-03-05T10:00:00Z"},
-            {"text": "I got married on 29 February.", "id": "wedding", "at": "2024-02-10T10:00:00Z"})
+    api.add(
+        {"text": "I am moving to Lisbon on Feb 29.", "id": "plan", "at": "2024-03-05T10:00:00Z"},
+        {"text": "I got married on 29 February.", "id": "wedding", "at": "2024-02-10T10:00:00Z"},
+    )
     assert overview(api)["failed_items"] == 0 and overview(api)["unread_items"] == 0
     assert find_date("see you on Feb 29", date(2024, 3, 5), "future")[0] == date(2028, 2, 29)
     assert find_date("we met on 29 February", date(2024, 2, 10), "past")[0] == date(2020, 2, 29)
+
 
 def legacy_row(project, external_id="old"):
     """An item stored before dates were bounded: 23:59 on 9999-12-31 at -10:00, year 10000 in UTC."""
@@ -137,11 +160,14 @@ def legacy_row(project, external_id="old"):
         return Item.objects.create(end_user=end_user, external_id=external_id, kind="note", text="x", at=YEAR_10000)
 
 
-@pytest.mark.parametrize("tool, arguments, field", [
-    ("add", {"items": [{"text": "new"}, {"text": "x, edited", "id": "old"}], "wait": False}, "items[1].id"),
-    ("versions", {"id": "old"}, "id"),
-    ("correct", {"id": "old", "text": "x, corrected"}, "id"),
-])
+@pytest.mark.parametrize(
+    "tool, arguments, field",
+    [
+        ("add", {"items": [{"text": "new"}, {"text": "x, edited", "id": "old"}], "wait": False}, "items[1].id"),
+        ("versions", {"id": "old"}, "id"),
+        ("correct", {"id": "old", "text": "x, corrected"}, "id"),
+    ],
+)
 def test_a_row_stored_before_dates_were_bounded_is_refused_by_field_not_a_500(api, project, tool, arguments, field):
     legacy_row(project)
     response = api.post(f"/v1/memory/{tool}", arguments)
@@ -173,8 +199,10 @@ def test_the_migration_makes_rows_stored_before_dates_were_bounded_readable_and_
         assert Item.objects.filter(pk=legacy.pk, failed_version=1).exists()
     migration = importlib.import_module("memory.migrations.0015_readable_dates")
     with scoped(project.pk), connection.cursor() as cursor:
-        cursor.execute("UPDATE memory_item SET at = '0001-01-01 00:00:00+00'::timestamptz - interval '1 hour', "
-                       "expires = '10000-06-01 00:00:00+00' WHERE external_id = 'edited'")
+        cursor.execute(
+            "UPDATE memory_item SET at = '0001-01-01 00:00:00+00'::timestamptz - interval '1 hour', "
+            "expires = '10000-06-01 00:00:00+00' WHERE external_id = 'edited'"
+        )
         cursor.execute("UPDATE memory_itemversion SET replaced_at = '10000-01-01 00:00:00+00'")
         cursor.execute(migration.CLAMP_ITEMS)
         cursor.execute(migration.CLAMP_VERSIONS)
@@ -190,28 +218,53 @@ def test_the_migration_makes_rows_stored_before_dates_were_bounded_readable_and_
 
 
 def _import_line(change) -> bytes:
-    line = {"item": {"id": "n1", "text": "I live in Porto.", "at": "2024-01-01"}, "version": 2, "read": False,
-            "versions": [{"version": 1, "text": "I live in Braga.", "replaced_at": "2024-01-01"}],
-            "facts": [{"subject": "u_1", "attribute": "home_city", "kind": "value", "value": "Porto",
-                       "valid_from": "2024-01-01", "stated_at": "2024-01-01", "recorded_at": "2024-01-01",
-                       "source": {"item": "n1"}}]}
+    line = {
+        "item": {"id": "n1", "text": "I live in Porto.", "at": "2024-01-01"},
+        "version": 2,
+        "read": False,
+        "versions": [{"version": 1, "text": "I live in Braga.", "replaced_at": "2024-01-01"}],
+        "facts": [
+            {
+                "subject": "u_1",
+                "attribute": "home_city",
+                "kind": "value",
+                "value": "Porto",
+                "valid_from": "2024-01-01",
+                "stated_at": "2024-01-01",
+                "recorded_at": "2024-01-01",
+                "source": {"item": "n1"},
+            }
+        ],
+    }
     change(line)
     header = {"format": "twin-memory-export", "version": 1, "items": 1}
     return (json.dumps(header) + "\n" + json.dumps(line) + "\n").encode()
 
 
-@pytest.mark.parametrize("change, field", [
-    (lambda line: line["facts"][0].update(valid_from="9999-12-31T23:59:59-10:00"), "facts[0].valid_from"),
-    (lambda line: line["facts"][0].update(retracted_at="2026-03-01T10:00:00+20:00"), "facts[0].retracted_at"),
-    (lambda line: line["versions"][0].update(replaced_at="0001-01-01T00:00:00+01:00"), "versions[0].replaced_at"),
-    (lambda line: line["item"].update(expires="9999-12-31T23:59:59-10:00"), "item.expires"),
-], ids=["valid_from", "retracted_at", "replaced_at", "expires"])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        (lambda line: line["facts"][0].update(valid_from="9999-12-31T23:59:59-10:00"), "facts[0].valid_from"),
+        (lambda line: line["facts"][0].update(retracted_at="2026-03-01T10:00:00+20:00"), "facts[0].retracted_at"),
+        (lambda line: line["versions"][0].update(replaced_at="0001-01-01T00:00:00+01:00"), "versions[0].replaced_at"),
+        (lambda line: line["item"].update(expires="9999-12-31T23:59:59-10:00"), "item.expires"),
+    ],
+    ids=["valid_from", "retracted_at", "replaced_at", "expires"],
+)
 def test_an_import_line_refuses_what_the_stack_cannot_hold_by_line_and_field(api, project, change, field):
-    assert api.client.post("/v1/memory/import", data=_import_line(lambda line: None), headers=api.headers(),
-                           content_type="application/x-ndjson").status_code == 200, "the line as it is is read"
+    assert (
+        api.client.post(
+            "/v1/memory/import",
+            data=_import_line(lambda line: None),
+            headers=api.headers(),
+            content_type="application/x-ndjson",
+        ).status_code
+        == 200
+    ), "the line as it is is read"
     api.tool("forget", all=True)
-    refused = api.client.post("/v1/memory/import", data=_import_line(change), headers=api.headers(),
-                              content_type="application/x-ndjson")
+    refused = api.client.post(
+        "/v1/memory/import", data=_import_line(change), headers=api.headers(), content_type="application/x-ndjson"
+    )
     assert refused.status_code == 400, refused.content
     assert (refused.json()["error"], refused.json()["line"], refused.json()["field"]) == ("invalid_import", 2, field)
     assert not any(value in refused.content.decode() for value in OUT_OF_RANGE), "never echoes the value"
@@ -223,7 +276,16 @@ def test_recall_refuses_an_as_of_the_stack_cannot_hold_by_field(read_key):
     context = Context(project=read_key[0].project, account="u_1", access="read")
     session = rpc.Session(context=context, tools=stdio_tools(context), surface="stdio")
     for value in OUT_OF_RANGE:
-        answer = stdio.answer(session, json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-            "name": "memory_recall", "arguments": {"question": "Where do I live?", "as_of": value}}}))
+        answer = stdio.answer(
+            session,
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "tools/call",
+                    "params": {"name": "memory_recall", "arguments": {"question": "Where do I live?", "as_of": value}},
+                }
+            ),
+        )
         assert answer["error"]["code"] == -32602 and answer["error"]["data"]["field"] == "as_of", answer
         assert value not in json.dumps(answer)

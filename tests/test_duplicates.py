@@ -15,8 +15,9 @@ def stored(project, **filters) -> int:
 
 
 def test_an_item_repeated_without_an_id_is_a_duplicate_within_a_call_and_across_calls(api, project):
-    first = api.add({"text": "Likes green tea", "author": "Ana"},
-                    {"text": "  likes GREEN\u3000tea ", "author": "Ana"})["items"]  # case, spaces, NFKC
+    first = api.add({"text": "Likes green tea", "author": "Ana"}, {"text": "  likes GREEN\u3000tea ", "author": "Ana"})[
+        "items"
+    ]  # case, spaces, NFKC
     original = first[0]["id"]
     assert first[0]["status"] == "added"
     assert first[1] == {"id": original, "status": "duplicate", "duplicate_of": original, "searchable": True}
@@ -24,8 +25,9 @@ def test_an_item_repeated_without_an_id_is_a_duplicate_within_a_call_and_across_
     assert again["status"] == "duplicate" and again["duplicate_of"] == original
     assert stored(project) == 1
     # Another author, another kind: not the same item.
-    others = api.add({"text": "Likes green tea", "author": "Rui"}, {"text": "Likes green tea", "kind": "document",
-                                                                   "author": "Ana"})["items"]
+    others = api.add(
+        {"text": "Likes green tea", "author": "Rui"}, {"text": "Likes green tea", "kind": "document", "author": "Ana"}
+    )["items"]
     assert [o["status"] for o in others] == ["added", "added"]
 
 
@@ -59,8 +61,9 @@ def test_an_edit_may_make_an_item_say_what_another_says(api, project):
 
 
 def test_ten_adds_of_one_text_at_once_store_it_once(api, project):
-    responses = in_threads(CALLERS, lambda i: api.as_account("u_1").tool(
-        "add", items=[{"text": "The spare key is under the blue pot"}]))
+    responses = in_threads(
+        CALLERS, lambda i: api.as_account("u_1").tool("add", items=[{"text": "The spare key is under the blue pot"}])
+    )
     assert [getattr(r, "status_code", r) for r in responses] == [200] * CALLERS
     items = [r.json()["items"][0] for r in responses]
     assert sorted(item["status"] for item in items).count("added") == 1, items

@@ -41,8 +41,9 @@ def test_the_int8_file_is_the_shipped_model_made_once(tmp_path):
     cosines = []
     for text, vector in zip(TEXTS, embeddings.embed(TEXTS), strict=True):
         ids = np.array([tokenizer.encode(text).ids], dtype=np.int64)
-        hidden = shipped.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids),
-                                    "token_type_ids": np.zeros_like(ids)})[0][0].mean(axis=0)
+        hidden = shipped.run(
+            None, {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+        )[0][0].mean(axis=0)
         cosines.append(float(vector @ hidden) / float(np.linalg.norm(hidden)))
     # The int8 kernels differ by processor: without VNNI (AVX2 alone) the one-word "ok" comes out at .969,
     # with it above .98; over these texts the mean is .99 on both.

@@ -21,24 +21,55 @@ from tests.conftest import Api
 from tests.test_fair_read import unread_rows
 
 # Two passages: the second states a fact, so its source is the item's passage 2.
-LONG_DOCUMENT = ("Tomatoes go along the south wall. " * 36 + "\n\nThe herbs (basil, thyme) sit by the kitchen "
-                 "door.\n\nMy sister Ana lives in Porto.")
+LONG_DOCUMENT = (
+    "Tomatoes go along the south wall. " * 36 + "\n\nThe herbs (basil, thyme) sit by the kitchen "
+    "door.\n\nMy sister Ana lives in Porto."
+)
 MEMORY = [
     {"id": "home", "text": "I live in Lisbon.", "kind": "note", "at": "2021-03-01"},
-    {"id": "job", "text": "I work at Acme as an engineer.", "kind": "note", "at": "2021-04-01",
-     "metadata": {"source": "onboarding", "tags": ["work"]}},
-    {"id": "m1", "text": "We should book the flights to Tokyo for the conference.", "kind": "message",
-     "session": "s1", "author": "u_1", "role": "user", "at": "2022-05-01T10:00:00Z"},
-    {"id": "m2", "text": "Booked: TAP to Tokyo on 12 June, back on 20 June.", "kind": "message",
-     "session": "s1", "author": "assistant", "role": "assistant", "at": "2022-05-01T10:01:00Z"},
-    {"id": "doc", "kind": "document", "title": "Garden plan", "at": "2022-06-01", "about": "the garden",
-     "text": LONG_DOCUMENT},
+    {
+        "id": "job",
+        "text": "I work at Acme as an engineer.",
+        "kind": "note",
+        "at": "2021-04-01",
+        "metadata": {"source": "onboarding", "tags": ["work"]},
+    },
+    {
+        "id": "m1",
+        "text": "We should book the flights to Tokyo for the conference.",
+        "kind": "message",
+        "session": "s1",
+        "author": "u_1",
+        "role": "user",
+        "at": "2022-05-01T10:00:00Z",
+    },
+    {
+        "id": "m2",
+        "text": "Booked: TAP to Tokyo on 12 June, back on 20 June.",
+        "kind": "message",
+        "session": "s1",
+        "author": "assistant",
+        "role": "assistant",
+        "at": "2022-05-01T10:01:00Z",
+    },
+    {
+        "id": "doc",
+        "kind": "document",
+        "title": "Garden plan",
+        "at": "2022-06-01",
+        "about": "the garden",
+        "text": LONG_DOCUMENT,
+    },
     {"id": "trip", "text": "I am in Porto this week.", "at": "2023-01-10", "expires": "2023-01-17"},
     {"text": "My favourite tea is genmaicha.", "at": "2023-02-01"},  # a generated id, exported as it is
 ]
 SMALL, GROWTH = 250, 4  # a memory of SMALL items, then of GROWTH times as many
-QUESTIONS = ("Where does the user live?", "When is the flight to Tokyo?", "What goes by the kitchen door?",
-             "Which tea do I like?")
+QUESTIONS = (
+    "Where does the user live?",
+    "When is the flight to Tokyo?",
+    "What goes by the kitchen door?",
+    "Which tea do I like?",
+)
 
 
 def export(api: Api) -> list[dict]:
@@ -53,8 +84,9 @@ def body(lines: list[dict]) -> bytes:
 
 
 def import_(api: Api, data: bytes, **headers):
-    return api.client.post("/v1/memory/import", data=data, content_type="application/x-ndjson",
-                           headers=api.headers(**headers))
+    return api.client.post(
+        "/v1/memory/import", data=data, content_type="application/x-ndjson", headers=api.headers(**headers)
+    )
 
 
 def hits(api: Api) -> list[list[list[str]]]:
@@ -98,9 +130,11 @@ def test_it_round_trips_into_a_fresh_end_user_and_another_project(memory, read_a
     assert hits(fresh) == hits(memory), "the same search answers"
     history = fresh.tool("history", subject="u_1", attribute="home_city").json()
     assert [entry["value"] for entry in history["chain"]] == [
-        entry["value"] for entry in memory.tool("history", subject="u_1", attribute="home_city").json()["chain"]]
-    assert all(entry["source"]["passage_id"].startswith("th_") for entry in history["chain"]
-               if entry["retracted_at"] is None), "imported facts point at the rebuilt passages"
+        entry["value"] for entry in memory.tool("history", subject="u_1", attribute="home_city").json()["chain"]
+    ]
+    assert all(
+        entry["source"]["passage_id"].startswith("th_") for entry in history["chain"] if entry["retracted_at"] is None
+    ), "imported facts point at the rebuilt passages"
     sister = fresh.tool("history", subject="Ana").json()["chain"][0]["source"]
     assert sister["passage_id"].endswith("/p_0002") and sister["item_id"] == "doc"
 
@@ -122,8 +156,10 @@ def current(api: Api, subject: str) -> list[str]:
 
 
 def _lines(count: int = 3) -> list[dict]:
-    items = [{"item": {"id": f"n{i}", "text": f"Note {i}.", "at": "2024-01-01"}, "version": 1, "read": False}
-             for i in range(count)]
+    items = [
+        {"item": {"id": f"n{i}", "text": f"Note {i}.", "at": "2024-01-01"}, "version": 1, "read": False}
+        for i in range(count)
+    ]
     return [{"format": "twin-memory-export", "version": 1, "items": count}, *items]
 
 
@@ -140,12 +176,30 @@ BAD_FILES = [  # (file, the line and the field refused)
     (_broken(lambda l: l[2]["item"].pop("id")), 3, "item.id"),
     (_broken(lambda l: l[3]["item"].update(id="n0")), 4, "item.id"),
     (_broken(lambda l: l[2]["item"].update(author="two\nlines")), 3, "item.author"),
-    (_broken(lambda l: l[2].update(versions=[{"version": 1, "text": "x", "replaced_at": "2024-01-01"}])), 3,
-     "versions[0].version"),
-    (_broken(lambda l: l[2].update(facts=[{"subject": "u_1", "attribute": "home_city", "kind": "value",
-                                            "valid_from": "2024-01-01", "stated_at": "2024-01-01",
-                                            "recorded_at": "yesterday", "source": {"item": "n1"}}])), 3,
-     "facts[0].recorded_at"),
+    (
+        _broken(lambda l: l[2].update(versions=[{"version": 1, "text": "x", "replaced_at": "2024-01-01"}])),
+        3,
+        "versions[0].version",
+    ),
+    (
+        _broken(
+            lambda l: l[2].update(
+                facts=[
+                    {
+                        "subject": "u_1",
+                        "attribute": "home_city",
+                        "kind": "value",
+                        "valid_from": "2024-01-01",
+                        "stated_at": "2024-01-01",
+                        "recorded_at": "yesterday",
+                        "source": {"item": "n1"},
+                    }
+                ]
+            )
+        ),
+        3,
+        "facts[0].recorded_at",
+    ),
     (_broken(lambda l: l[0].update(format="something else")), 1, "format"),
     (_broken(lambda l: l[0].update(version=2)), 1, "version"),
     (_broken(lambda l: l[0].update(items=4)), 1, "items"),
@@ -153,7 +207,6 @@ BAD_FILES = [  # (file, the line and the field refused)
     (body(_lines()) + b"[1, 2]\n", 5, "line"),
     (gzip.compress(body(_lines()))[:-8], 5, "body"),  # its end cut off: found after the last line
     (b"", 1, "format"),
-
 ]
 
 
@@ -189,8 +242,12 @@ def test_an_import_larger_than_the_whole_read_backlog_cap_is_413_not_429(api, se
     refused = import_(api, body(_lines(3)))
     assert refused.status_code == 413, refused.content
     answer = refused.json()
-    assert (answer["error"], answer["bound"], answer["setting"], answer["field"]) == \
-        ("too_large", 2, "READ_BACKLOG_ITEMS", "body")
+    assert (answer["error"], answer["bound"], answer["setting"], answer["field"]) == (
+        "too_large",
+        2,
+        "READ_BACKLOG_ITEMS",
+        "body",
+    )
     assert "Retry-After" not in refused and "retry_after" not in answer and "READ_BACKLOG_ITEMS" in answer["message"]
     settings.READ_BACKLOG_ITEMS, settings.READ_BACKLOG_CHARACTERS = 3, len("Note 0.") * 3 - 1
     answer = import_(api, body(_lines(3))).json()
@@ -230,8 +287,17 @@ def test_both_routes_are_in_the_openapi_schema(db):
     assert "application/x-ndjson" in paths["/v1/memory/export"]["post"]["responses"]["200"]["content"]
     answers = paths["/v1/memory/import"]["post"]["responses"]
     answer = answers["200"]["content"]["application/json"]["schema"]
-    assert set(answer["required"]) == {"items", "statuses", "refused", "redacted", "versions", "facts",
-                                       "secrets_caught", "unread_items", "message"}
+    assert set(answer["required"]) == {
+        "items",
+        "statuses",
+        "refused",
+        "redacted",
+        "versions",
+        "facts",
+        "secrets_caught",
+        "unread_items",
+        "message",
+    }
     assert answer["properties"]["refused"]["items"]["required"] == ["line", "field", "secret"]
     refusal = answers["400"]["content"]["application/json"]["schema"]["properties"]
     assert {"line", "field", "bound"} <= set(refusal), "a bad line's refusal names its line, field and bound"
@@ -287,8 +353,16 @@ def test_an_export_holds_little_memory_whatever_the_memory_size(api, project):
 
     def grow(start: int, end: int) -> None:
         with scoped(project.pk, end_user.pk):
-            Item.objects.bulk_create(Item(end_user=end_user, external_id=f"bulk-{n}", kind="note", at=timezone.now(),
-                                          text=f"Bulk note {n}: " + "words " * 60) for n in range(start, end))
+            Item.objects.bulk_create(
+                Item(
+                    end_user=end_user,
+                    external_id=f"bulk-{n}",
+                    kind="note",
+                    at=timezone.now(),
+                    text=f"Bulk note {n}: " + "words " * 60,
+                )
+                for n in range(start, end)
+            )
 
     def peak() -> int:
         tracemalloc.start()

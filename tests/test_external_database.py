@@ -48,15 +48,37 @@ def tcp_postgres():
             os.chown(datadir, entry.pw_uid, entry.pw_gid)
         initdb(["--auth=trust", "--encoding=utf8", "-U", "postgres"], pgdata=datadir, user=user)
         port = free_port()
-        pg_ctl(["-w", "-o", f"-h 127.0.0.1 -p {port} -k {datadir}", "-l", str(datadir / "log"), "start"],
-               pgdata=datadir, user=user, timeout=60)
+        pg_ctl(
+            ["-w", "-o", f"-h 127.0.0.1 -p {port} -k {datadir}", "-l", str(datadir / "log"), "start"],
+            pgdata=datadir,
+            user=user,
+            timeout=60,
+        )
         try:
-            urls = {"DATABASE_URL": f"postgresql://twin_app@127.0.0.1:{port}/{DATABASE}",
-                    "DATABASE_OWNER_URL": f"postgresql://twin_owner@127.0.0.1:{port}/{DATABASE}"}
+            urls = {
+                "DATABASE_URL": f"postgresql://twin_app@127.0.0.1:{port}/{DATABASE}",
+                "DATABASE_OWNER_URL": f"postgresql://twin_owner@127.0.0.1:{port}/{DATABASE}",
+            }
             script = datadir.parent / "twin.sql"
             script.write_text(manage(urls, "setupdb", "--sql"))
-            psql(["-v", "ON_ERROR_STOP=1", "-q", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "-d",
-                  "postgres", "-f", str(script)], timeout=60)
+            psql(
+                [
+                    "-v",
+                    "ON_ERROR_STOP=1",
+                    "-q",
+                    "-h",
+                    "127.0.0.1",
+                    "-p",
+                    str(port),
+                    "-U",
+                    "postgres",
+                    "-d",
+                    "postgres",
+                    "-f",
+                    str(script),
+                ],
+                timeout=60,
+            )
             yield urls
         finally:
             pg_ctl(["-w", "-m", "fast", "stop"], pgdata=datadir, user=user, timeout=60)
@@ -65,8 +87,9 @@ def tcp_postgres():
 def manage(urls: dict, *args: str) -> str:
     env = {**os.environ, **urls}
     env.pop("TWIN_DB_NAME", None)
-    result = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True,
-                            text=True, timeout=180)
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -98,15 +121,18 @@ def test_it_migrates_as_the_owner_and_serves_as_twin_app(tcp_postgres, migrated)
         "user = dict(zip([c.name for c in cursor.description], cursor.fetchone()))['name']; "
         "print(json.dumps({'status': me.status_code, 'body': me.json(), 'found': found, 'user': user}))"
     )
-    answer = json.loads(manage({**tcp_postgres, "CELERY_TASK_ALWAYS_EAGER": "1"}, "shell", "-c", script)
-                        .strip().splitlines()[-1])
+    answer = json.loads(
+        manage({**tcp_postgres, "CELERY_TASK_ALWAYS_EAGER": "1"}, "shell", "-c", script).strip().splitlines()[-1]
+    )
     assert answer["status"] == 200 and answer["body"]["project"]["slug"] == slug
     assert answer["found"] == 1 and answer["user"] == "twin_app"
     with psycopg.connect(tcp_postgres["DATABASE_OWNER_URL"], row_factory=dict_row) as conn:
         assert conn.execute("SELECT extname FROM pg_extension WHERE extname = 'vector'").fetchone()
-        item_table = conn.execute("SELECT relrowsecurity AND relforcerowsecurity AS protected, "
-                                  "pg_get_userbyid(relowner) AS owner FROM pg_class "
-                                  "WHERE relname = 'memory_item'").fetchone()
+        item_table = conn.execute(
+            "SELECT relrowsecurity AND relforcerowsecurity AS protected, "
+            "pg_get_userbyid(relowner) AS owner FROM pg_class "
+            "WHERE relname = 'memory_item'"
+        ).fetchone()
         assert item_table == {"protected": True, "owner": "twin_owner"}
 
 
@@ -126,15 +152,28 @@ def test_a_memory_moves_between_two_servers_through_a_file(api, project, migrate
     """exportmemory on this server (the test database), importmemory on the second one (its own database and
     cache keys; its background read run in the command, as no worker serves it), and the second server's
     export holds the same items, versions and facts, ids and times kept."""
-    api.add({"id": "home", "text": "I live in Lisbon.", "at": "2021-03-01"},
-            {"id": "m1", "text": "Booked: TAP to Tokyo on 12 June.", "kind": "message", "session": "s1",
-             "author": "assistant", "role": "assistant", "at": "2022-05-01T10:01:00Z", "metadata": {"n": 1}},
-            {"text": "My favourite tea is genmaicha.", "at": "2023-02-01"})
+    api.add(
+        {"id": "home", "text": "I live in Lisbon.", "at": "2021-03-01"},
+        {
+            "id": "m1",
+            "text": "Booked: TAP to Tokyo on 12 June.",
+            "kind": "message",
+            "session": "s1",
+            "author": "assistant",
+            "role": "assistant",
+            "at": "2022-05-01T10:01:00Z",
+            "metadata": {"n": 1},
+        },
+        {"text": "My favourite tea is genmaicha.", "at": "2023-02-01"},
+    )
     api.add({"id": "home", "text": "I live in Berlin now.", "at": "2021-03-01"})  # an edit: a version, a retraction
     exported = tmp_path / "u_1.jsonl.gz"
     call_command("exportmemory", project.slug, "u_1", "--out", str(exported), stderr=io.StringIO())
-    server = {**migrated, "CELERY_TASK_ALWAYS_EAGER": "1",
-              "TWIN_CACHE_PREFIX": f"{os.environ.get('TWIN_CACHE_PREFIX', 'twin')}-external"}
+    server = {
+        **migrated,
+        "CELERY_TASK_ALWAYS_EAGER": "1",
+        "TWIN_CACHE_PREFIX": f"{os.environ.get('TWIN_CACHE_PREFIX', 'twin')}-external",
+    }
     slug = manage(server, "createproject", "Moved here", "--owner", "mover@example.com").strip()
     assert "(3 added)" in manage(server, "importmemory", slug, "u_1", str(exported))
     there = [json.loads(line) for line in manage(server, "exportmemory", slug, "u_1").splitlines()]

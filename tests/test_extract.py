@@ -30,29 +30,41 @@ def test_attribute_table_defines_each_attribute_once_with_its_cardinality():
     assert all(name == a.name for name, a in ATTRIBUTES.items())
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("I live in Porto.", {("Ana", "home_city", "Porto")}),
-    ("I grew up in Rio de Janeiro.", {("Ana", "hometown", "Rio de Janeiro")}),
-    ("I work at Google.", {("Ana", "employer", "Google")}),
-    ("I'm a software engineer at Microsoft.", {("Ana", "job_title", "software engineer"), ("Ana", "employer", "Microsoft")}),
-    ("I study computer science at MIT.", {("Ana", "school", "MIT")}),
-    ("My wife Sofia is a dentist.", {("Ana", "spouse", "Sofia"), ("Sofia", "job_title", "dentist")}),
-    ("My kids Tom and Leo are at school.", {("Ana", "child", "Tom"), ("Ana", "child", "Leo")}),
-    ("Ben is my older brother.", {("Ana", "sibling", "Ben")}),
-    ("I have a dog named Max.", {("Ana", "pet", "Max (dog)")}),
-    ("I love hiking, swimming and reading.", {("Ana", "likes", "hiking"), ("Ana", "likes", "swimming"), ("Ana", "likes", "reading")}),
-    ("I don't like coffee.", {("Ana", "dislikes", "coffee")}),
-    ("I love to paint.", {("Ana", "likes", "painting")}),
-    ("My hobbies are knitting and gardening.", {("Ana", "hobby", "knitting"), ("Ana", "hobby", "gardening")}),
-    ("My email is ana.b@example.com.", {("Ana", "contact_email", "ana.b@example.com")}),
-    ("You can reach me at +351 912 345 678.", {("Ana", "phone", "+351 912 345 678")}),
-    ("I was born on 14 July 1990.", {("Ana", "birthday", "1990-07-14")}),
-    ("My birthday is March 3.", {("Ana", "birthday", "--03-03")}),
-    ("I'm 34 years old.", {("Ana", "age", "34")}),
-    ("I'm Portuguese and I speak Spanish and French.", {("Ana", "nationality", "Portuguese"), ("Ana", "language", "Spanish"), ("Ana", "language", "French")}),
-    ("I'm allergic to peanuts.", {("Ana", "allergy", "peanuts")}),
-    ("I'm vegetarian.", {("Ana", "diet", "vegetarian")}),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("I live in Porto.", {("Ana", "home_city", "Porto")}),
+        ("I grew up in Rio de Janeiro.", {("Ana", "hometown", "Rio de Janeiro")}),
+        ("I work at Google.", {("Ana", "employer", "Google")}),
+        (
+            "I'm a software engineer at Microsoft.",
+            {("Ana", "job_title", "software engineer"), ("Ana", "employer", "Microsoft")},
+        ),
+        ("I study computer science at MIT.", {("Ana", "school", "MIT")}),
+        ("My wife Sofia is a dentist.", {("Ana", "spouse", "Sofia"), ("Sofia", "job_title", "dentist")}),
+        ("My kids Tom and Leo are at school.", {("Ana", "child", "Tom"), ("Ana", "child", "Leo")}),
+        ("Ben is my older brother.", {("Ana", "sibling", "Ben")}),
+        ("I have a dog named Max.", {("Ana", "pet", "Max (dog)")}),
+        (
+            "I love hiking, swimming and reading.",
+            {("Ana", "likes", "hiking"), ("Ana", "likes", "swimming"), ("Ana", "likes", "reading")},
+        ),
+        ("I don't like coffee.", {("Ana", "dislikes", "coffee")}),
+        ("I love to paint.", {("Ana", "likes", "painting")}),
+        ("My hobbies are knitting and gardening.", {("Ana", "hobby", "knitting"), ("Ana", "hobby", "gardening")}),
+        ("My email is ana.b@example.com.", {("Ana", "contact_email", "ana.b@example.com")}),
+        ("You can reach me at +351 912 345 678.", {("Ana", "phone", "+351 912 345 678")}),
+        ("I was born on 14 July 1990.", {("Ana", "birthday", "1990-07-14")}),
+        ("My birthday is March 3.", {("Ana", "birthday", "--03-03")}),
+        ("I'm 34 years old.", {("Ana", "age", "34")}),
+        (
+            "I'm Portuguese and I speak Spanish and French.",
+            {("Ana", "nationality", "Portuguese"), ("Ana", "language", "Spanish"), ("Ana", "language", "French")},
+        ),
+        ("I'm allergic to peanuts.", {("Ana", "allergy", "peanuts")}),
+        ("I'm vegetarian.", {("Ana", "diet", "vegetarian")}),
+    ],
+)
 def test_each_attribute_family(text, expected):
     assert triples(text) == expected
 
@@ -67,7 +79,10 @@ def test_first_person_resolves_to_the_author_then_the_end_user():
 def test_third_person_statements_are_about_the_named_person():
     assert triples("Alice lives in Porto.") == {("Alice", "home_city", "Porto")}
     assert triples("My sister Jane works at Google.") == {("Ana", "sibling", "Jane"), ("Jane", "employer", "Google")}
-    assert triples("Anna's husband Piotr works at Orlen.") == {("Anna", "spouse", "Piotr"), ("Piotr", "employer", "Orlen")}
+    assert triples("Anna's husband Piotr works at Orlen.") == {
+        ("Anna", "spouse", "Piotr"),
+        ("Piotr", "employer", "Orlen"),
+    }
     assert triples("She works at Apple.") == set()  # an unresolved pronoun is skipped
     assert triples("Kids love the beach.") == set()  # a common noun is not a person
 
@@ -75,22 +90,28 @@ def test_third_person_statements_are_about_the_named_person():
 def test_speaker_prefix_of_a_transcript():
     assert triples("Caroline: I love live music!", author="Caroline") == {("Caroline", "likes", "live music")}
     assert triples("Nate: I have a dog named Max.\nJoanna: I have a cat named Tilly.", author=None) == {
-        ("Nate", "pet", "Max (dog)"), ("Joanna", "pet", "Tilly (cat)")}
+        ("Nate", "pet", "Max (dog)"),
+        ("Joanna", "pet", "Tilly (cat)"),
+    }
     assert triples("Assistant: You live in Porto, right?\nUser: I work at Siemens.", author=None, end_user="u_1") == {
-        ("u_1", "employer", "Siemens")}
+        ("u_1", "employer", "Siemens")
+    }
 
 
-@pytest.mark.parametrize("text, attribute, valid_from", [
-    ("I'm moving to Lisbon on March 3.", "home_city", date(2026, 3, 3)),  # the next March 3
-    ("I've lived in Berlin since 2019.", "home_city", date(2019, 1, 1)),
-    ("We moved to Lisbon last year.", "home_city", date(2024, 1, 1)),
-    ("I'm flying to Berlin next Friday.", "plan", date(2025, 5, 23)),  # the Friday of next week
-    ("I have a dentist appointment tomorrow.", "plan", date(2025, 5, 15)),
-    ("We're going to Japan in two weeks.", "plan", date(2025, 5, 28)),
-    ("I got promoted to senior analyst yesterday!", "job_title", date(2025, 5, 13)),
-    ("I've been playing tennis for ten years.", "hobby", date(2015, 5, 14)),
-    ("We adopted a puppy called Biscuit last weekend.", "pet", date(2025, 5, 10)),
-])
+@pytest.mark.parametrize(
+    "text, attribute, valid_from",
+    [
+        ("I'm moving to Lisbon on March 3.", "home_city", date(2026, 3, 3)),  # the next March 3
+        ("I've lived in Berlin since 2019.", "home_city", date(2019, 1, 1)),
+        ("We moved to Lisbon last year.", "home_city", date(2024, 1, 1)),
+        ("I'm flying to Berlin next Friday.", "plan", date(2025, 5, 23)),  # the Friday of next week
+        ("I have a dentist appointment tomorrow.", "plan", date(2025, 5, 15)),
+        ("We're going to Japan in two weeks.", "plan", date(2025, 5, 28)),
+        ("I got promoted to senior analyst yesterday!", "job_title", date(2025, 5, 13)),
+        ("I've been playing tennis for ten years.", "hobby", date(2015, 5, 14)),
+        ("We adopted a puppy called Biscuit last weekend.", "pet", date(2025, 5, 10)),
+    ],
+)
 def test_relative_and_absolute_dates_resolve_against_the_item_date(text, attribute, valid_from):
     assert one(text, attribute).valid_from == valid_from
 
@@ -113,27 +134,30 @@ def test_endings_and_corrections():
     assert not one("I live in Porto.", "home_city").correction
 
 
-@pytest.mark.parametrize("text", [
-    "Do you live in Boston?",
-    "Where do you live these days?",
-    "If I lived in Paris I would eat croissants every day.",
-    "I'd love to live in Tokyo someday.",
-    "If I get the job, I will work at Amazon.",
-    "I might move to Austin next year.",
-    "I'm thinking about adopting a rescue dog.",
-    "I wonder if Sarah still works at IBM.",
-    '"I live in Paris," she said.',
-    "I don't live in Madrid.",
-    "I love it!",
-    "I love how you explained that.",
-    "I love the colour and texture.",
-    "I'm a big fan of you.",
-    "I'm 5 minutes away.",
-    "I have a dog walker coming at noon.",
-    "I'm going to try that recipe.",
-    "Assistant: Your sister Jane lives in Rome.",
-    "The weather in Porto is lovely.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Do you live in Boston?",
+        "Where do you live these days?",
+        "If I lived in Paris I would eat croissants every day.",
+        "I'd love to live in Tokyo someday.",
+        "If I get the job, I will work at Amazon.",
+        "I might move to Austin next year.",
+        "I'm thinking about adopting a rescue dog.",
+        "I wonder if Sarah still works at IBM.",
+        '"I live in Paris," she said.',
+        "I don't live in Madrid.",
+        "I love it!",
+        "I love how you explained that.",
+        "I love the colour and texture.",
+        "I'm a big fan of you.",
+        "I'm 5 minutes away.",
+        "I have a dog walker coming at noon.",
+        "I'm going to try that recipe.",
+        "Assistant: Your sister Jane lives in Rome.",
+        "The weather in Porto is lovely.",
+    ],
+)
 def test_questions_hypotheticals_and_noise_yield_nothing(text):
     assert extract(text, author="Ana", at=AT) == []
 
@@ -143,6 +167,7 @@ def test_deterministic_and_fast():
     first = extract(text, author="Ana", at=AT)
     assert first == extract(text, author="Ana", at=AT)
     import time
+
     started = time.perf_counter()
     for _ in range(200):
         extract(text, author="Ana", at=AT)
@@ -164,4 +189,6 @@ def test_a_rule_is_tried_only_on_sentences_holding_its_verb_and_finds_the_same_f
             if rule.needs and rule.pattern.search(sentence):
                 assert rule.needs.search(sentence), (rule.attribute, sentence)
     assert triples("Ana: I live in Porto and my favourite food is sushi.") == {
-        ("Ana", "home_city", "Porto"), ("Ana", "likes", "sushi")}
+        ("Ana", "home_city", "Porto"),
+        ("Ana", "likes", "sushi"),
+    }

@@ -79,8 +79,9 @@ def test_a_big_import_does_not_hold_up_another_projects_notes(api, charlie_api, 
         api.add(*({"text": big_text(n)} for n in range(start, start + ADD_BATCH)), wait=False)
     with running_worker(TEST_QUEUE, processes=2) as log:
         added = time.monotonic()
-        charlie_api.add(*({"text": f"Charlie's note {n}: the spare key is under the blue pot."}
-                          for n in range(10)), wait=False)
+        charlie_api.add(
+            *({"text": f"Charlie's note {n}: the spare key is under the blue pot."} for n in range(10)), wait=False
+        )
         while unread(other_project):
             assert time.monotonic() - added < SEARCHABLE_WITHIN_SECONDS, log.read_text()[-3000:]
             time.sleep(0.2)
@@ -90,7 +91,8 @@ def test_a_big_import_does_not_hold_up_another_projects_notes(api, charlie_api, 
 
 
 def test_a_turn_reads_one_slice_while_another_task_waits_and_one_turn_per_project_is_queued(
-        api, charlie_api, project, other_project, no_eager):
+    api, charlie_api, project, other_project, no_eager
+):
     api.add(*({"text": f"note {n}"} for n in range(100)), wait=False)
     api.add(*({"text": f"more {n}"} for n in range(50)), wait=False)
     assert queued(project) == 1, "the second add found its project's turn queued"
@@ -107,8 +109,15 @@ def test_a_turn_reads_one_slice_while_another_task_waits_and_one_turn_per_projec
 def test_a_turn_no_task_waits_for_reads_on_slice_after_slice(api, project, no_eager):
     """No trip through the queue between its slices, and the same passages, in the same places, with the same
     context vectors as when read a slice a turn: a slice's first turn is mixed with the last one before it."""
-    turns = [{"text": f"{'Caroline' if n % 2 else 'Melanie'}: turn {n} of the pottery class talk",
-              "kind": "message", "session": "s1" if n < 100 else "s2", "id": f"t{n}"} for n in range(150)]
+    turns = [
+        {
+            "text": f"{'Caroline' if n % 2 else 'Melanie'}: turn {n} of the pottery class talk",
+            "kind": "message",
+            "session": "s1" if n < 100 else "s2",
+            "id": f"t{n}",
+        }
+        for n in range(150)
+    ]
     api.add(*turns, wait=False)
     token = quick_redis.client(1).get(quick_redis.key("read-turn", project.pk))
     purge_queue()
@@ -123,8 +132,11 @@ def test_a_turn_no_task_waits_for_reads_on_slice_after_slice(api, project, no_ea
             assert own.thread_id != before.thread_id and own.seq == 1
             continue
         assert own.thread_id == before.thread_id and own.seq == before.seq + 1
-        mixed = context_vector((len(before.text), np.asarray(before.embedding, np.float32)), len(own.text),
-                               np.asarray(own.embedding, np.float32))
+        mixed = context_vector(
+            (len(before.text), np.asarray(before.embedding, np.float32)),
+            len(own.text),
+            np.asarray(own.embedding, np.float32),
+        )
         got = np.asarray(own.context_embedding, np.float32)
         assert float(got @ mixed / np.linalg.norm(got)) > 0.999, f"turn {n}: mixed with the turn before"
 
@@ -147,8 +159,16 @@ def test_a_turn_that_died_with_its_worker_lapses_and_the_sweep_queues_it_again(a
 def unread_rows(project, end_user: EndUser, count: int, text: str = "waiting"):
     """Unread items stored as an add stores them, their read not yet done."""
     with scoped(project.pk, end_user.pk):
-        Item.objects.bulk_create(Item(end_user=end_user, external_id=f"w{uuid.uuid4().hex[:12]}", kind="note",
-                                      text=text, at="2026-01-01T00:00:00Z") for _ in range(count))
+        Item.objects.bulk_create(
+            Item(
+                end_user=end_user,
+                external_id=f"w{uuid.uuid4().hex[:12]}",
+                kind="note",
+                text=text,
+                at="2026-01-01T00:00:00Z",
+            )
+            for _ in range(count)
+        )
 
 
 def test_an_add_past_the_projects_read_backlog_is_refused_whole(api, project, charlie_api, settings):
@@ -179,8 +199,10 @@ def test_the_backlog_counts_characters_too(api, project, settings):
 NOTHING_UNREAD = (
     plans.relation("memory_item", reltuples="100000::real", relpages="5000::integer"),
     plans.attribute("memory_item", "read_at", null_frac="0::real"),
-    *(plans.relation(index, reltuples="0::real", relpages="1::integer")
-      for index in ("item_unread", "item_unread_by_end_user")),
+    *(
+        plans.relation(index, reltuples="0::real", relpages="1::integer")
+        for index in ("item_unread", "item_unread_by_end_user")
+    ),
     plans.relation("accounts_enduser", reltuples="30::real", relpages="1::integer"),
     plans.attribute("accounts_enduser", "project_id", null_frac="0::real", n_distinct="5::real"),
 )
@@ -192,14 +214,17 @@ def test_the_backlog_reads_the_projects_end_users_once_whatever_the_statistics_s
     ANALYZE of memories fully read): the project's end users are read once, not once an unread item."""
     for n in range(12):
         unread_rows(project, EndUser.objects.create(project=project, external_id=f"u_{n}"), 50)
-    with plans.statistics(*NOTHING_UNREAD, tables=("memory_item", "accounts_enduser")), \
-            connections[OWNER].cursor() as cursor:
+    with (
+        plans.statistics(*NOTHING_UNREAD, tables=("memory_item", "accounts_enduser")),
+        connections[OWNER].cursor() as cursor,
+    ):
         cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = 'twin_read_backlog'")
         plan = plans.explain(cursor, cursor.fetchone()[0].replace("of_project", str(int(project.pk))))
         cursor.execute("SELECT items, characters FROM twin_read_backlog(%s)", [project.pk])
         counted = cursor.fetchone()
-    assert sum(node["Actual Loops"] for node in plans.nodes(plan)
-               if node.get("Relation Name") == "accounts_enduser") == 1
+    assert (
+        sum(node["Actual Loops"] for node in plans.nodes(plan) if node.get("Relation Name") == "accounts_enduser") == 1
+    )
     assert counted == (600, 600 * len("waiting"))
 
 

@@ -41,15 +41,22 @@ def stack():
 def one_connection(stack):
     """Another gunicorn whose one process has two threads (so one `wait` add may wait) and a pool of one
     connection: whoever holds it makes the rest wait."""
-    return stack.web(WEB_WORKERS="1", WEB_THREADS="2", DB_POOL_MIN="1", DB_POOL_MAX="1",
-                     DB_POOL_TIMEOUT=str(POOL_TIMEOUT), DB_STATEMENT_TIMEOUT_MS=str(STATEMENT_TIMEOUT_MS))
+    return stack.web(
+        WEB_WORKERS="1",
+        WEB_THREADS="2",
+        DB_POOL_MIN="1",
+        DB_POOL_MAX="1",
+        DB_POOL_TIMEOUT=str(POOL_TIMEOUT),
+        DB_STATEMENT_TIMEOUT_MS=str(STATEMENT_TIMEOUT_MS),
+    )
 
 
 def waiting_on_locks(stack) -> int:
     """How many of the service's statements wait on a lock now."""
     with stack.postgres.connect(autocommit=True) as db:
-        return db.execute("SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                          "AND usename <> 'postgres'").fetchone()["n"]
+        return db.execute(
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND usename <> 'postgres'"
+        ).fetchone()["n"]
 
 
 def test_a_request_finding_the_pool_taken_answers_503_within_a_second(stack, one_connection):
@@ -65,8 +72,13 @@ def test_a_request_finding_the_pool_taken_answers_503_within_a_second(stack, one
     try:
         locker.execute("SELECT 1 FROM memory_item WHERE external_id = 'plan' FOR UPDATE")
         with ThreadPoolExecutor(1) as pool:
-            held = pool.submit(stack.tool, account, "add", url=one_connection,
-                               items=[{"text": "The plan: ship on Monday.", "id": "plan"}])
+            held = pool.submit(
+                stack.tool,
+                account,
+                "add",
+                url=one_connection,
+                items=[{"text": "The plan: ship on Monday.", "id": "plan"}],
+            )
             wait_for(lambda: waiting_on_locks(stack) == 1, 10, "the add to wait on the row lock")
             refused = stack.tool(account, "search", url=one_connection, query="When do we ship?")
             over_mcp = stack.mcp_call(account, "memory_search", url=one_connection, query="When do we ship?")
@@ -82,8 +94,12 @@ def test_a_request_finding_the_pool_taken_answers_503_within_a_second(stack, one
     assert gave_up.status == 503 and gave_up.body["error"] == "unavailable", gave_up
     with stack.postgres.connect() as db:  # nothing half-written: the item is as it was
         assert db.execute("SELECT text, version FROM memory_item WHERE external_id = 'plan'").fetchone() == {
-            "text": plan["text"], "version": 1}
-    retried = stack.tool(account, "add", url=one_connection, items=[{"text": "The plan: ship on Monday.", "id": "plan"}])
+            "text": plan["text"],
+            "version": 1,
+        }
+    retried = stack.tool(
+        account, "add", url=one_connection, items=[{"text": "The plan: ship on Monday.", "id": "plan"}]
+    )
     assert retried.status == 200 and retried.body["items"][0]["status"] == "edited"
 
 
@@ -97,14 +113,25 @@ def test_a_waiting_add_holds_no_connection_and_answers_when_its_read_commits(sta
     try:
         locker.execute("LOCK TABLE memory_passage IN SHARE ROW EXCLUSIVE MODE")  # no writes; reads go on
         with ThreadPoolExecutor(1) as pool:
-            waiting = pool.submit(stack.tool, account, "add", url=one_connection, wait=True,
-                                  items=[{"text": "Ana's cat is called Miso.", "id": "cat"}])
+            waiting = pool.submit(
+                stack.tool,
+                account,
+                "add",
+                url=one_connection,
+                wait=True,
+                items=[{"text": "Ana's cat is called Miso.", "id": "cat"}],
+            )
             wait_for(lambda: waiting_on_locks(stack) == 1, 20, "the read to wait on the passages' lock")
             wait_for(lambda: subscribers.pubsub_channels("twin:read:*"), 10, "the add to listen for its read")
             search = stack.tool(account, "search", url=one_connection, query="What is the cat called?")
             assert search.status != 503 and not waiting.done(), search
-            beyond = stack.tool("beyond", "add", url=one_connection, wait=True,
-                                items=[{"text": "Ben's dog is called Rex.", "id": "dog"}])
+            beyond = stack.tool(
+                "beyond",
+                "add",
+                url=one_connection,
+                wait=True,
+                items=[{"text": "Ben's dog is called Rex.", "id": "dog"}],
+            )
             assert beyond.status == 200 and beyond.body["searchable"] is False and beyond.seconds < 1, beyond
             # The held read keeps its end user's row from other writes of that memory, but lets in the new
             # items of an add to it: the add answers at once, not when the read's slice commits.
@@ -130,9 +157,15 @@ def test_adds_while_redis_is_down_are_stored_and_answered_fast_then_read_once_it
         assert stack.tool(account, "add", items=[{"text": f"Warming up {n}.", "id": f"warm{n}"}]).status == 200
         wait_for(lambda: stack.read_counts(account)["read"] == n + 1, 30, "the warm-up read")  # its turn ended
     stack.redis.stop()
-    answers = [stack.tool(account, "add", wait=i % 2 == 1,
-                          items=[{"text": f"Note {i}: the meeting moved to room {100 + i}.", "id": f"n{i}"}])
-               for i in range(20)]
+    answers = [
+        stack.tool(
+            account,
+            "add",
+            wait=i % 2 == 1,
+            items=[{"text": f"Note {i}: the meeting moved to room {100 + i}.", "id": f"n{i}"}],
+        )
+        for i in range(20)
+    ]
     stack.redis.start()
     back = time.monotonic()
     assert [a.status for a in answers] == [200] * 20, [a.body for a in answers]
@@ -140,8 +173,7 @@ def test_adds_while_redis_is_down_are_stored_and_answered_fast_then_read_once_it
     seconds = sorted(a.seconds for a in answers)
     assert seconds[18] <= 0.2 and seconds[-1] < 1, [round(a.seconds, 3) for a in answers]  # p95: the 19th of 20
     deadline = READ_AFTER_REDIS_SECONDS - (time.monotonic() - back)
-    wait_for(lambda: stack.read_counts(account)["read"] == 24, deadline, "every add read",
-             stack.worker_process.log)
+    wait_for(lambda: stack.read_counts(account)["read"] == 24, deadline, "every add read", stack.worker_process.log)
 
 
 def test_a_database_restart_under_searches_answers_503_never_500_then_recovers(stack):
@@ -198,14 +230,17 @@ def test_redis_lost_in_the_middle_of_a_read_leaves_the_worker_running_and_loses_
 
 def model_processes_of(worker_pid: int) -> set[int]:
     """The model's own processes (memory/model_process.py) the worker's pool processes started."""
+
     def parent(pid: str) -> int:
         return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
     found = set()
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            if b"memory.model_process" in Path(f"/proc/{pid}/cmdline").read_bytes() and \
-                    parent(str(parent(pid))) == worker_pid:
+            if (
+                b"memory.model_process" in Path(f"/proc/{pid}/cmdline").read_bytes()
+                and parent(str(parent(pid))) == worker_pid
+            ):
                 found.add(int(pid))
         except (OSError, IndexError):  # ended meanwhile
             continue
@@ -216,8 +251,10 @@ def test_a_worker_killed_in_the_middle_of_a_read_loses_nothing_and_reads_nothing
     """SIGKILL the worker's main process while it reads 400 items; a new worker reads every one within 60 s,
     each into one passage and its facts once, and the model's processes of the killed one end with it."""
     account = "killed"
-    items = [{"text": f"Note {i}: I have a dog named {dog_name(i)}.", "id": f"d{i}", "author": "Ana"}
-             for i in range(ITEMS_IN_FLIGHT)]
+    items = [
+        {"text": f"Note {i}: I have a dog named {dog_name(i)}.", "id": f"d{i}", "author": "Ana"}
+        for i in range(ITEMS_IN_FLIGHT)
+    ]
     assert stack.tool(account, "add", items=items, timeout=60).status == 200
     wait_for(lambda: stack.read_counts(account)["read"] > 0, 60, "the read to start", stack.worker_process.log)
     models = model_processes_of(stack.worker_process.pid)
@@ -227,17 +264,21 @@ def test_a_worker_killed_in_the_middle_of_a_read_loses_nothing_and_reads_nothing
     assert models  # one a pool process
     wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in models), 10, "its model processes to end")
     stack.worker_process = stack.worker()
-    wait_for(lambda: stack.read_counts(account)["read"] == ITEMS_IN_FLIGHT, 60, "every item read",
-             stack.worker_process.log)
+    wait_for(
+        lambda: stack.read_counts(account)["read"] == ITEMS_IN_FLIGHT, 60, "every item read", stack.worker_process.log
+    )
     with stack.postgres.connect() as db:
         mine = "i.end_user_id = (SELECT id FROM accounts_enduser WHERE external_id = %(account)s)"
         per_item = db.execute(
             "SELECT count(p.id) AS passages FROM memory_item i LEFT JOIN memory_passage p ON p.item_id = i.id "
-            f"WHERE {mine} GROUP BY i.id", {"account": account}).fetchall()
+            f"WHERE {mine} GROUP BY i.id",
+            {"account": account},
+        ).fetchall()
         facts = db.execute(
             "SELECT count(*) AS facts, count(DISTINCT (f.item_id, f.subject_key, f.attribute, f.value)) AS different "
             f"FROM memory_fact f JOIN memory_item i ON i.id = f.item_id WHERE {mine} AND f.retracted_at IS NULL",
-            {"account": account}).fetchone()
+            {"account": account},
+        ).fetchone()
     assert [row["passages"] for row in per_item] == [1] * ITEMS_IN_FLIGHT
     assert facts == {"facts": ITEMS_IN_FLIGHT, "different": ITEMS_IN_FLIGHT}  # one pet each, none twice
 
@@ -249,6 +290,27 @@ def postmaster_started(stack):
 
 def dog_name(i: int) -> str:
     """A distinct capitalised name per item (Baba, Babe, ...), so each note states a fact of its own."""
-    syllables = ["ba", "be", "bi", "bo", "da", "de", "di", "do", "ka", "ke", "ki", "ko", "ma", "me", "mi", "mo",
-                 "na", "ne", "ni", "no", "ra"]
+    syllables = [
+        "ba",
+        "be",
+        "bi",
+        "bo",
+        "da",
+        "de",
+        "di",
+        "do",
+        "ka",
+        "ke",
+        "ki",
+        "ko",
+        "ma",
+        "me",
+        "mi",
+        "mo",
+        "na",
+        "ne",
+        "ni",
+        "no",
+        "ra",
+    ]
     return (syllables[i // len(syllables) % len(syllables)] + syllables[i % len(syllables)]).capitalize()

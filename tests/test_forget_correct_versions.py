@@ -5,16 +5,17 @@ from memory.selectors import scoped
 
 
 def seed(api):
-    api.add({"text": "Lives in Porto", "id": "home"},
-            {"text": "Cat is Miso", "id": "cat", "kind": "message", "session": "chat"},
-            {"text": "Dog is Rex", "id": "dog", "kind": "message", "session": "chat"})
+    api.add(
+        {"text": "Lives in Porto", "id": "home"},
+        {"text": "Cat is Miso", "id": "cat", "kind": "message", "session": "chat"},
+        {"text": "Dog is Rex", "id": "dog", "kind": "message", "session": "chat"},
+    )
 
 
 def test_forget_by_id_erases_the_item_and_what_came_from_it(api, project):
     seed(api)
     answer = api.tool("forget", ids=["home"]).json()
-    assert answer == {"forgotten": 1, "ids": ["home"],
-                      "erased": {"items": 1, "versions": 0, "passages": 1, "facts": 0}}
+    assert answer == {"forgotten": 1, "ids": ["home"], "erased": {"items": 1, "versions": 0, "passages": 1, "facts": 0}}
     with scoped(project.pk):
         assert not Item.objects.filter(external_id="home").exists()
     assert api.tool("grep", pattern="Porto").json()["found"] == 0

@@ -19,13 +19,28 @@ KEPT = ["keeperton", "bob stone"]
 
 
 def keeper(**fields) -> dict:
-    return {"text": "I live in Keeperton.", "id": "keeper", "author": "Bob Stone", "kind": "message",
-            "session": "shared", "at": "2025-01-02", **fields}
+    return {
+        "text": "I live in Keeperton.",
+        "id": "keeper",
+        "author": "Bob Stone",
+        "kind": "message",
+        "session": "shared",
+        "at": "2025-01-02",
+        **fields,
+    }
 
 
 def vanishing(**fields) -> dict:
-    return {"text": "I live in Zorblatburg.", "id": "vanish-zq", "author": "Quorra Zintle", "kind": "message",
-            "title": "Plixnor notes", "metadata": {"tag": "wubbadoo"}, "at": "2025-01-01", **fields}
+    return {
+        "text": "I live in Zorblatburg.",
+        "id": "vanish-zq",
+        "author": "Quorra Zintle",
+        "kind": "message",
+        "title": "Plixnor notes",
+        "metadata": {"tag": "wubbadoo"},
+        "at": "2025-01-01",
+        **fields,
+    }
 
 
 def assert_no_trace() -> None:
@@ -42,8 +57,11 @@ def test_forget_by_id_after_an_edit_leaves_no_trace(api, project):
     api.add(vanishing(session="shared", text="I live in Glimmerquax."))
     assert set(in_database(FORGOTTEN)) == set(FORGOTTEN) - {"sess-zq"}  # it was all there
     answer = api.tool("forget", ids=["vanish-zq"]).json()
-    assert answer == {"forgotten": 1, "ids": ["vanish-zq"],
-                      "erased": {"items": 1, "versions": 1, "passages": 1, "facts": 2}}
+    assert answer == {
+        "forgotten": 1,
+        "ids": ["vanish-zq"],
+        "erased": {"items": 1, "versions": 1, "passages": 1, "facts": 2},
+    }
     assert_no_trace()
     with scoped(project.pk):
         assert Thread.objects.get(key="session:shared").title == "shared"  # titled again by what remains
@@ -51,9 +69,11 @@ def test_forget_by_id_after_an_edit_leaves_no_trace(api, project):
 
 
 def test_forget_by_path_leaves_no_trace(api):
-    api.add(keeper(), vanishing(session="sess-zq"), vanishing(id="vanish-zq-2", session="sess-zq",
-                                                              text="Glimmerquax is where I work.",
-                                                              at="2025-01-03"))
+    api.add(
+        keeper(),
+        vanishing(session="sess-zq"),
+        vanishing(id="vanish-zq-2", session="sess-zq", text="Glimmerquax is where I work.", at="2025-01-03"),
+    )
     path = api.tool("grep", pattern="Zorblatburg").json()["hits"][0]["path"]
     answer = api.tool("forget", path=path.rsplit("/", 1)[0] + "/").json()
     assert answer["ids"] == ["vanish-zq", "vanish-zq-2"]
@@ -65,6 +85,9 @@ def test_forget_all_leaves_no_trace(api):
     api.as_account("u_2").add(keeper())
     api.add(vanishing(session="sess-zq"), vanishing(id="vanish-zq-2", text="I live in Glimmerquax."))
     answer = api.tool("forget", all=True).json()
-    assert answer == {"forgotten": 2, "end_user": "erased",
-                      "erased": {"items": 2, "versions": 0, "passages": 2, "facts": 2}}
+    assert answer == {
+        "forgotten": 2,
+        "end_user": "erased",
+        "erased": {"items": 2, "versions": 0, "passages": 2, "facts": 2},
+    }
     assert_no_trace()

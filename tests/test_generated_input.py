@@ -27,13 +27,27 @@ from memory.selectors import scoped
 from memory.tools import BY_NAME, TOOLS
 from twin.wsgi import application
 
-SETTINGS = settings(max_examples=30, derandomize=True, deadline=None, database=None,
-                    suppress_health_check=list(HealthCheck))
-MEMORY_TABLES = (EndUser, Item, ItemVersion, Thread, Passage, PassageSentence, Fact, TermStat, MemoryStats,
-                 WrittenIndex)
+SETTINGS = settings(
+    max_examples=30, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+)
+MEMORY_TABLES = (
+    EndUser,
+    Item,
+    ItemVersion,
+    Thread,
+    Passage,
+    PassageSentence,
+    Fact,
+    TermStat,
+    MemoryStats,
+    WrittenIndex,
+)
 # Every operation of the schema, read from it (the schema generator, without a request or the database).
-OPERATIONS = [(path, method.upper()) for path, methods in SchemaGenerator().get_schema(public=True)["paths"].items()
-              for method in methods]
+OPERATIONS = [
+    (path, method.upper())
+    for path, methods in SchemaGenerator().get_schema(public=True)["paths"].items()
+    for method in methods
+]
 # The 4xx answers about something other than a field: the credential (401), its scope (403), memory that holds
 # no answer (404, alike for missing and not-yours), the rate (429).
 NO_FIELD = (401, 403, 404, 429)
@@ -133,8 +147,9 @@ EXPLICIT = [
 @pytest.mark.parametrize("route, body, meta", EXPLICIT)
 def test_the_inputs_that_once_answered_500_are_refused_by_name(seeded, route, body, meta):
     before = counts()
-    response = seeded.client.post(f"/v1/memory/{route}", data=body, content_type="application/json",
-                                  headers=seeded.headers(), **meta)
+    response = seeded.client.post(
+        f"/v1/memory/{route}", data=body, content_type="application/json", headers=seeded.headers(), **meta
+    )
     assert judged(response.status_code, response.json(), before, body[:200]) == 400
 
 
@@ -150,17 +165,24 @@ BEFORE_THE_ROUTE = [
 @pytest.mark.parametrize("meta, headers, status", BEFORE_THE_ROUTE)
 def test_the_refusals_before_the_route_name_their_field(seeded, meta, headers, status):
     before = counts()
-    response = seeded.client.post("/v1/memory/search", data='{"query": "x"}', content_type="application/json",
-                                  headers=seeded.headers(**headers), **meta)
+    response = seeded.client.post(
+        "/v1/memory/search",
+        data='{"query": "x"}',
+        content_type="application/json",
+        headers=seeded.headers(**headers),
+        **meta,
+    )
     assert judged(response.status_code, response.json(), before, repr((meta, headers))) == status
 
 
 # --- /v1/mcp -------------------------------------------------------------------------------------------------
 
+
 def rpc(api, message) -> tuple[int, dict]:
     before = counts()
-    response = api.client.post("/v1/mcp", data=json.dumps(message), content_type="application/json",
-                               headers=api.headers())
+    response = api.client.post(
+        "/v1/mcp", data=json.dumps(message), content_type="application/json", headers=api.headers()
+    )
     body = response.json() if response.content else {}
     assert response.status_code < 500, (message, response.status_code, body)
     error = body.get("error") if isinstance(body, dict) else None
@@ -182,25 +204,34 @@ def test_generated_tool_arguments_over_mcp_are_answered(seeded, name):
             arguments = {**arguments, "wait": False}
             if isinstance(arguments.get("items"), list):
                 arguments["items"] = arguments["items"][:MCP_ITEMS_MAX]
-        status, body = rpc(seeded, {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                    "params": {"name": name, "arguments": arguments}})
+        status, body = rpc(
+            seeded,
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}},
+        )
         assert status == 200 and ("result" in body or body["error"]["code"] == -32602), body
 
     run()
 
 
 JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(alphabet=st.characters(codec=None), max_size=8)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.text(alphabet=st.characters(codec=None), max_size=8)
     | st.sampled_from([LONE, "x" + LONE, "\udfff"]),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
     max_leaves=8,
 )
 ENVELOPES = st.fixed_dictionaries(
     {"jsonrpc": st.sampled_from(["2.0", "1.0", LONE]) | JSON_VALUES},
-    optional={"id": st.integers() | st.text(max_size=6) | st.sampled_from([LONE]) | JSON_VALUES,
-              "method": st.sampled_from(["initialize", "ping", "tools/list", "tools/call", LONE]) | JSON_VALUES,
-              "params": st.fixed_dictionaries({}, optional={"name": JSON_VALUES | st.sampled_from(["memory_search"]),
-                                                            "arguments": JSON_VALUES}) | JSON_VALUES},
+    optional={
+        "id": st.integers() | st.text(max_size=6) | st.sampled_from([LONE]) | JSON_VALUES,
+        "method": st.sampled_from(["initialize", "ping", "tools/list", "tools/call", LONE]) | JSON_VALUES,
+        "params": st.fixed_dictionaries(
+            {}, optional={"name": JSON_VALUES | st.sampled_from(["memory_search"]), "arguments": JSON_VALUES}
+        )
+        | JSON_VALUES,
+    },
 )
 
 
@@ -217,8 +248,10 @@ def test_nesting_at_the_bound_over_mcp_is_read_and_past_it_refused(seeded):
     inner = {}
     for _ in range(JSON_DEPTH_MAX - 3):  # message > params > arguments > 62 objects: the bound itself
         inner = {"a": inner}
-    status, body = rpc(seeded, {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                "params": {"name": "memory_search", "arguments": inner}})
+    status, body = rpc(
+        seeded,
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "memory_search", "arguments": inner}},
+    )
     assert status == 200 and body["error"]["code"] == -32602
     status, body = rpc(seeded, {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"a": [inner]}})
     assert status == 400 and body["error"]["code"] == -32700

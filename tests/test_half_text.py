@@ -29,7 +29,8 @@ def test_a_vector_is_written_rounded_to_half_precision_and_anything_else_as_pgve
     vector /= np.linalg.norm(vector)
     field = HalfVectors(dimensions=384)
     written = field.get_prep_value(vector)
-    assert np.array_equal(np.array(written[1:-1].split(","), dtype=np.float32).astype(np.float16),
-                          vector.astype(np.float16))
+    assert np.array_equal(
+        np.array(written[1:-1].split(","), dtype=np.float32).astype(np.float16), vector.astype(np.float16)
+    )
     assert field.get_prep_value([0.5, -0.25]) == "[0.5,-0.25]"
     assert field.get_prep_value(None) is None

@@ -13,8 +13,11 @@ def note(text, id, at, **extra):
 
 @pytest.fixture
 def moved(api):
-    api.add(note("I live in Porto.", "home1", "2024-01-10"), note("I work at Acme as a designer.", "job", "2024-02-01"),
-            note("I moved to Lisbon on 2025-03-01.", "home2", "2025-03-10"))
+    api.add(
+        note("I live in Porto.", "home1", "2024-01-10"),
+        note("I work at Acme as a designer.", "job", "2024-02-01"),
+        note("I moved to Lisbon on 2025-03-01.", "home2", "2025-03-10"),
+    )
     return api
 
 
@@ -38,8 +41,10 @@ def test_a_later_value_supersedes_and_the_chain_is_oldest_first(moved):
 def test_search_as_of_a_day_gets_the_value_of_that_day(moved):
     before = moved.tool("search", query="Where does Alice live?", before="2025-01-01").json()
     after = moved.tool("search", query="Where does Alice live?").json()
+
     def homes(answer):
         return [f["value"] for f in answer["known"] if f["attribute"] == "home_city"]
+
     assert homes(before) == ["Porto"]
     assert homes(after) == ["Lisbon"]
     assert after["known"][0]["attribute"] == "home_city"  # what the question asks about comes first
@@ -49,8 +54,11 @@ def test_search_as_of_a_day_gets_the_value_of_that_day(moved):
 def test_nothing_said_later_leaks_into_an_as_of_question(api):
     # Said in April that the move happened in February: as of March, memory had not been told.
     api.add(note("I live in Porto.", "h1", "2024-01-10"), note("I moved to Braga on 2025-02-01.", "h2", "2025-04-01"))
-    homes = [f["value"] for f in api.tool("search", query="Where does Alice live?", before="2025-03-01").json()["known"]
-             if f["attribute"] == "home_city"]
+    homes = [
+        f["value"]
+        for f in api.tool("search", query="Where does Alice live?", before="2025-03-01").json()["known"]
+        if f["attribute"] == "home_city"
+    ]
     assert homes == ["Porto"]
 
 
@@ -65,8 +73,9 @@ def test_expires_ends_a_fact(api):
     api.add(note("I live in Rome.", "trip", "2020-01-01", expires="2020-02-01"))
     [rome] = chain(api)
     assert rome["valid_to"].startswith("2020-02-01") and rome["current"] is False
-    assert not [f for f in api.tool("search", query="Where does Alice live?").json()["known"]
-                if f["attribute"] == "home_city"]
+    assert not [
+        f for f in api.tool("search", query="Where does Alice live?").json()["known"] if f["attribute"] == "home_city"
+    ]
 
 
 def test_editing_an_item_retracts_what_it_said(moved):
@@ -78,7 +87,9 @@ def test_editing_an_item_retracts_what_it_said(moved):
 
 
 def test_correcting_a_value_retracts_the_one_it_fixes_until_the_correction_is_forgotten(api):
-    api.add(note("I live in Porto.", "a", "2024-01-01"), note("Actually, I live in Braga, not Porto.", "b", "2024-01-02"))
+    api.add(
+        note("I live in Porto.", "a", "2024-01-01"), note("Actually, I live in Braga, not Porto.", "b", "2024-01-02")
+    )
     porto, braga = chain(api)
     assert porto["retraction"] == "corrected" and braga["value"] == "Braga" and braga["current"]
     api.tool("forget", ids=["b"])

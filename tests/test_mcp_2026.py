@@ -17,13 +17,24 @@ from tests.test_stdio import server_args, server_env
 from tests.worker import ROOT
 
 MODERN = "2026-07-28"
-VERSION, CAPABILITIES, INFO = ("io.modelcontextprotocol/protocolVersion",
-                               "io.modelcontextprotocol/clientCapabilities", "io.modelcontextprotocol/clientInfo")
+VERSION, CAPABILITIES, INFO = (
+    "io.modelcontextprotocol/protocolVersion",
+    "io.modelcontextprotocol/clientCapabilities",
+    "io.modelcontextprotocol/clientInfo",
+)
 META = {VERSION: MODERN, CAPABILITIES: {}, INFO: {"name": "test", "version": "1"}}
 SUPPORTED = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
 SERVER_META = {"io.modelcontextprotocol/serverInfo": {"name": "twin-memory", "version": "0.3.0"}}
-READ_TOOLS = ["memory_search", "memory_grep", "memory_read", "memory_ls", "memory_around", "memory_history",
-              "memory_latest", "memory_overview"]
+READ_TOOLS = [
+    "memory_search",
+    "memory_grep",
+    "memory_read",
+    "memory_ls",
+    "memory_around",
+    "memory_history",
+    "memory_latest",
+    "memory_overview",
+]
 
 
 def modern(api, method, params=None, request_id=7, meta=META, **headers):
@@ -53,11 +64,19 @@ def error_of(response, status, code):
 def test_server_discover_answers_what_is_served(api, read_api):
     response = modern(api, "server/discover")
     assert response.status_code == 200
-    assert response.json() == {"jsonrpc": "2.0", "id": 7, "result": {
-        "supportedVersions": SUPPORTED,
-        "capabilities": {"tools": {"listChanged": False}},
-        "instructions": SEARCH_FIRST + "\n\n" + SAVE_ALMOST_EVERYTHING,
-        "ttlMs": 300000, "cacheScope": "private", "resultType": "complete", "_meta": SERVER_META}}
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "result": {
+            "supportedVersions": SUPPORTED,
+            "capabilities": {"tools": {"listChanged": False}},
+            "instructions": SEARCH_FIRST + "\n\n" + SAVE_ALMOST_EVERYTHING,
+            "ttlMs": 300000,
+            "cacheScope": "private",
+            "resultType": "complete",
+            "_meta": SERVER_META,
+        },
+    }
     assert modern(read_api, "server/discover").json()["result"]["instructions"] == SEARCH_FIRST
     assert "Mcp-Session-Id" not in response.headers
     api.key = None  # authenticated like every call
@@ -79,9 +98,16 @@ def test_tools_answer_as_the_http_routes_do(api, charlie_api):
     added = call(api, "memory_add", items=[{"text": "Alice: my cat is called Miso", "id": "m1"}], wait=True)
     assert added.status_code == 200 and added.json()["result"]["isError"] is False
     http = api.tool("grep", pattern="miso").content.decode()
-    assert call(api, "memory_grep", pattern="miso").json() == {"jsonrpc": "2.0", "id": 7, "result": {
-        "content": [{"type": "text", "text": http}], "isError": False, "resultType": "complete",
-        "_meta": SERVER_META}}
+    assert call(api, "memory_grep", pattern="miso").json() == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "result": {
+            "content": [{"type": "text", "text": http}],
+            "isError": False,
+            "resultType": "complete",
+            "_meta": SERVER_META,
+        },
+    }
     outsider = call(charlie_api, "memory_grep", pattern="miso").json()["result"]
     assert outsider["isError"] is True and json.loads(outsider["content"][0]["text"])["error"] == "no_memory"
 
@@ -111,8 +137,10 @@ def test_missing_or_invalid_meta_is_invalid_params_400(api):
         ({CAPABILITIES: {}, INFO: {"name": "x", "version": "1"}}, f"params._meta.{VERSION}"),
         ({VERSION: MODERN, CAPABILITIES: []}, f"params._meta.{CAPABILITIES}"),
         ({VERSION: MODERN, CAPABILITIES: {}, INFO: "me"}, f"params._meta.{INFO}"),
-        ({VERSION: MODERN, CAPABILITIES: {}, "io.modelcontextprotocol/logLevel": "loud"},
-         "params._meta.io.modelcontextprotocol/logLevel"),
+        (
+            {VERSION: MODERN, CAPABILITIES: {}, "io.modelcontextprotocol/logLevel": "loud"},
+            "params._meta.io.modelcontextprotocol/logLevel",
+        ),
         (None, "params._meta"),  # the new version's header without _meta
     ]:
         body = error_of(modern(api, "server/discover", meta=meta), 400, -32602)
@@ -161,8 +189,16 @@ def test_header_names_are_case_insensitive_values_trimmed_and_base64_decoded(api
 
 
 def test_what_the_new_era_does_not_serve(api):
-    for method in ("initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe",
-                   "prompts/list", "subscriptions/listen", "no/such"):
+    for method in (
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "prompts/list",
+        "subscriptions/listen",
+        "no/such",
+    ):
         assert error_of(modern(api, method), 404, -32601)["id"] == 7
     headers = api.headers(**{"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/list"})
     assert api.client.get("/v1/mcp", headers=headers).status_code == 405
@@ -189,8 +225,9 @@ def test_the_stdio_server_speaks_both_eras(read_key):
     session = protocol.Session(context=context, tools=stdio_tools(context), surface="stdio")
 
     def line(method, params=None, request_id=1):
-        return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method,
-                           **({} if params is None else {"params": params})})
+        return json.dumps(
+            {"jsonrpc": "2.0", "id": request_id, "method": method, **({} if params is None else {"params": params})}
+        )
 
     discovered = stdio.answer(session, line("server/discover", {"_meta": META}))["result"]
     assert discovered["supportedVersions"] == SUPPORTED and discovered["resultType"] == "complete"
@@ -215,7 +252,10 @@ def test_usage_counts_calls_by_protocol_revision(api, alice, project):
     page = logged_in(alice).get(f"/projects/{project.slug}/usage").content.decode()
     by_revision = page.split('id="by-revision"', 1)[1].split("</section>", 1)[0]
     assert [line.split("</code>")[0] for line in by_revision.split("<code>")[1:]] == [
-        MODERN, "2025-11-25", "2024-11-05"]
+        MODERN,
+        "2025-11-25",
+        "2024-11-05",
+    ]
 
 
 def test_the_sdk_speaks_2026_07_28_to_the_stdio_server(api, project, tmp_path):
@@ -223,10 +263,25 @@ def test_the_sdk_speaks_2026_07_28_to_the_stdio_server(api, project, tmp_path):
     api.add({"text": "Alice: my cat is called Miso", "id": "m1"})
     spec = tmp_path / "spec.json"
     calls = [["memory_grep", {"pattern": "miso"}], ["memory_grep", {"pattern": "x", "limit": 99}]]
-    spec.write_text(json.dumps({"client": "v2", "command": sys.executable, "args": server_args(project),
-                                "cwd": str(ROOT), "env": server_env(), "calls": calls}))
-    done = subprocess.run([sys.executable, "-P", str(ROOT / "tests" / "sdk" / "mcp_stdio_client.py"), str(spec)],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    spec.write_text(
+        json.dumps(
+            {
+                "client": "v2",
+                "command": sys.executable,
+                "args": server_args(project),
+                "cwd": str(ROOT),
+                "env": server_env(),
+                "calls": calls,
+            }
+        )
+    )
+    done = subprocess.run(
+        [sys.executable, "-P", str(ROOT / "tests" / "sdk" / "mcp_stdio_client.py"), str(spec)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["discovered"] is True and seen["protocol_version"] == MODERN

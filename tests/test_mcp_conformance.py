@@ -24,8 +24,7 @@ SUITE = CONFORMANCE / "node_modules" / "@modelcontextprotocol" / "conformance" /
 EXPECTED_FAILURES = CONFORMANCE / "expected-failures.yaml"
 REQUIREMENTS = {  # the scenarios that apply to a server without the suite's fixtures, per revision
     "2025-11-25": ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"],
-    "2026-07-28": ["server-stateless", "tools-list", "caching", "dns-rebinding-protection",
-                   "http-header-validation"],
+    "2026-07-28": ["server-stateless", "tools-list", "caching", "dns-rebinding-protection", "http-header-validation"],
 }
 PASSING = {"SUCCESS", "INFO"}
 # Checks the suite itself skips because this server declares no subscription delivery and no listChanged
@@ -39,8 +38,7 @@ SKIPPED_HERE = {
 SCENARIO_TIMEOUT_SECONDS = 60
 UPSTREAM_TIMEOUT_SECONDS = 30
 # Hop-by-hop headers and the two the proxy sets itself; everything else (Host, Origin) passes as it came.
-NOT_FORWARDED = {"authorization", "x-twin-account", "connection", "keep-alive", "transfer-encoding",
-                 "content-length"}
+NOT_FORWARDED = {"authorization", "x-twin-account", "connection", "keep-alive", "transfer-encoding", "content-length"}
 
 
 def expected_failures() -> set[str]:
@@ -95,9 +93,25 @@ def proxied_url(live_server, write_key):
 def run_scenario(url: str, version: str, scenario: str, out: Path) -> tuple[subprocess.CompletedProcess, list]:
     assert SUITE.exists() and NODE.exists(), "the conformance suite is not installed: run `make setup`"
     done = subprocess.run(
-        [str(NODE), str(SUITE), "server", "--url", url, "--scenario", scenario, "--spec-version", version,
-         "--expected-failures", str(EXPECTED_FAILURES), "--output-dir", str(out)],
-        cwd=CONFORMANCE, capture_output=True, text=True, timeout=SCENARIO_TIMEOUT_SECONDS,
+        [
+            str(NODE),
+            str(SUITE),
+            "server",
+            "--url",
+            url,
+            "--scenario",
+            scenario,
+            "--spec-version",
+            version,
+            "--expected-failures",
+            str(EXPECTED_FAILURES),
+            "--output-dir",
+            str(out),
+        ],
+        cwd=CONFORMANCE,
+        capture_output=True,
+        text=True,
+        timeout=SCENARIO_TIMEOUT_SECONDS,
     )
     [found] = out.glob("**/checks.json")
     return done, json.loads(found.read_text())

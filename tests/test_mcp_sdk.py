@@ -23,8 +23,14 @@ SCRIPT = Path(__file__).parent / "sdk" / "mcp_client.py"
 PROJECT_MCP = Path(__file__).resolve().parent.parent / "mcp"
 PHRASE = "Sapphire Heron"
 READ_TOOLS = [
-    "memory_search", "memory_grep", "memory_read", "memory_ls", "memory_around", "memory_history",
-    "memory_latest", "memory_overview",
+    "memory_search",
+    "memory_grep",
+    "memory_read",
+    "memory_ls",
+    "memory_around",
+    "memory_history",
+    "memory_latest",
+    "memory_overview",
 ]
 TIMEOUT_SECONDS = 60
 
@@ -37,7 +43,11 @@ def sdk(live_server, tmp_path):
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
         done = subprocess.run(
             [sys.executable, "-P", str(SCRIPT), f"{live_server.url}/v1/mcp", key, account, mode, *extra],
-            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=TIMEOUT_SECONDS,
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_SECONDS,
         )
         lines = done.stdout.strip().splitlines()
         assert lines, f"the SDK client printed nothing (exit {done.returncode}):\n{done.stderr[-3000:]}"
@@ -63,7 +73,7 @@ def assert_one_message_a_post_and_no_session(seen, negotiated):
     # initialize is the negotiation: it carries no leftover version header (not even the probe's).
     assert exchanges[start]["protocol_version"] is None
     assert exchanges[start]["status"] == 200
-    after = exchanges[start + 1:]
+    after = exchanges[start + 1 :]
     assert after[0]["method"] == "notifications/initialized" and after[0]["status"] == 202
     for exchange in after:
         assert exchange["protocol_version"] == negotiated, exchange
@@ -76,7 +86,8 @@ def assert_it_added_and_found_the_phrase(seen):
     added = json.loads(seen["add"]["text"])
     assert added["searchable"] is True
     assert [(i["id"], i["status"], i["searchable"]) for i in added["items"]] == [
-        ("sdk-interop-1", "added", True), ("sdk-interop-2", "added", True),
+        ("sdk-interop-1", "added", True),
+        ("sdk-interop-2", "added", True),
     ]
     assert seen["grep"]["is_error"] is False
     grep = json.loads(seen["grep"]["text"])

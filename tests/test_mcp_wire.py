@@ -9,20 +9,34 @@ from mcp.instructions import SAVE_ALMOST_EVERYTHING, SEARCH_FIRST
 from memory.tools import SAVE_POLICY
 from twin.database import DEFAULT, OWNER
 
-READ_TOOLS = ["memory_search", "memory_grep", "memory_read", "memory_ls", "memory_around", "memory_history",
-              "memory_latest", "memory_overview"]
+READ_TOOLS = [
+    "memory_search",
+    "memory_grep",
+    "memory_read",
+    "memory_ls",
+    "memory_around",
+    "memory_history",
+    "memory_latest",
+    "memory_overview",
+]
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
 TITLES = {
-    "memory_search": "Search memory", "memory_grep": "Find exact text", "memory_read": "Read a memory file",
-    "memory_ls": "List memory files", "memory_around": "Read around a passage",
-    "memory_history": "History of a value", "memory_latest": "Latest memories",
-    "memory_overview": "What memory holds", "memory_add": "Save to memory",
+    "memory_search": "Search memory",
+    "memory_grep": "Find exact text",
+    "memory_read": "Read a memory file",
+    "memory_ls": "List memory files",
+    "memory_around": "Read around a passage",
+    "memory_history": "History of a value",
+    "memory_latest": "Latest memories",
+    "memory_overview": "What memory holds",
+    "memory_add": "Save to memory",
 }
 
 
 def initialize(api, version="2025-11-25"):
-    return api.mcp("initialize", {"protocolVersion": version, "capabilities": {},
-                                  "clientInfo": {"name": "test", "version": "1"}})
+    return api.mcp(
+        "initialize", {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
+    )
 
 
 def test_initialize_answers_capabilities_and_the_version(api):
@@ -35,10 +49,17 @@ def test_initialize_answers_capabilities_and_the_version(api):
     assert "Mcp-Session-Id" not in response.headers
 
 
-@pytest.mark.parametrize("asked, answered", [
-    ("2025-11-25", "2025-11-25"), ("2025-06-18", "2025-06-18"), ("2025-03-26", "2025-03-26"),
-    ("2024-11-05", "2024-11-05"), ("2023-01-01", "2025-11-25"), ("2026-07-28", "2025-11-25"),
-])
+@pytest.mark.parametrize(
+    "asked, answered",
+    [
+        ("2025-11-25", "2025-11-25"),
+        ("2025-06-18", "2025-06-18"),
+        ("2025-03-26", "2025-03-26"),
+        ("2024-11-05", "2024-11-05"),
+        ("2023-01-01", "2025-11-25"),
+        ("2026-07-28", "2025-11-25"),
+    ],
+)
 def test_initialize_negotiates_the_version(api, asked, answered):
     assert initialize(api, asked).json()["result"]["protocolVersion"] == answered
 
@@ -60,8 +81,11 @@ def test_tools_list_follows_the_access_in_a_fixed_order(api, read_api):
     assert [t["name"] for t in read] == READ_TOOLS
     for tool in write:
         assert tool["title"] == TITLES[tool["name"]]
-        expected = READ_ONLY if tool["name"] != "memory_add" else {
-            "readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+        expected = (
+            READ_ONLY
+            if tool["name"] != "memory_add"
+            else {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+        )
         assert {k: v for k, v in tool["annotations"].items() if k != "title"} == expected
         assert tool["inputSchema"]["type"] == "object"
     add = write[-1]
@@ -77,8 +101,12 @@ def test_ping_answers_an_empty_object(api):
 
 def test_a_tool_result_is_exactly_the_http_answer(api):
     api.add({"text": "Alice: my cat is called Miso", "id": "m1", "at": "2026-01-02"})
-    for name, arguments in [("grep", {"pattern": "miso"}), ("search", {"query": "cat name"}),
-                            ("ls", {"path": "passages/memory/"}), ("overview", {})]:
+    for name, arguments in [
+        ("grep", {"pattern": "miso"}),
+        ("search", {"query": "cat name"}),
+        ("ls", {"path": "passages/memory/"}),
+        ("overview", {}),
+    ]:
         http = api.tool(name, **arguments).content.decode()
         result = api.call(f"memory_{name}", **arguments)["result"]
         assert result == {"content": [{"type": "text", "text": http}], "isError": False}
@@ -87,8 +115,7 @@ def test_a_tool_result_is_exactly_the_http_answer(api):
 def test_memory_add_over_mcp_saves(api):
     result = api.call("memory_add", items=[{"text": "Prefers aisle seats", "id": "pref"}], wait=True)["result"]
     assert result["isError"] is False
-    assert json.loads(result["content"][0]["text"])["items"] == [
-        {"id": "pref", "status": "added", "searchable": True}]
+    assert json.loads(result["content"][0]["text"])["items"] == [{"id": "pref", "status": "added", "searchable": True}]
     assert api.tool("grep", pattern="aisle").json()["found"] == 1
 
 
@@ -153,9 +180,16 @@ def test_a_body_that_is_not_json_is_a_parse_error(api):
     assert response.status_code == 400 and response.json()["error"]["code"] == -32700
 
 
-@pytest.mark.parametrize("message", [{"id": 1, "method": "ping"}, {"jsonrpc": "1.0", "id": 1, "method": "ping"},
-                                     {"jsonrpc": "2.0", "id": 1}, {"jsonrpc": "2.0", "id": None, "method": "ping"},
-                                     "ping"])
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"id": 1, "method": "ping"},
+        {"jsonrpc": "1.0", "id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 1},
+        {"jsonrpc": "2.0", "id": None, "method": "ping"},
+        "ping",
+    ],
+)
 def test_a_message_that_is_not_json_rpc_is_an_invalid_request(api, message):
     response = api.post("/v1/mcp", message)
     assert response.json()["error"]["code"] == -32600
@@ -186,7 +220,8 @@ def test_no_token_is_401_pointing_at_the_resource_metadata(api):
     response = api.mcp("ping")
     assert response.status_code == 401
     assert response.headers["WWW-Authenticate"] == (
-        'Bearer resource_metadata="http://testserver/.well-known/oauth-protected-resource/v1/mcp"')
+        'Bearer resource_metadata="http://testserver/.well-known/oauth-protected-resource/v1/mcp"'
+    )
     api.key = "tm_not_a_key"
     assert api.mcp("ping").status_code == 401
 

@@ -12,11 +12,15 @@ def message(text, id, session="s1", **extra):
 
 
 def test_it_adds_items_and_makes_them_searchable(api):
-    answer = api.add(message("Alice: I moved to Porto.", "m1", author="Alice", at="2026-01-05"),
-                     {"text": "Remember the dentist on Friday", "id": "n1"})
+    answer = api.add(
+        message("Alice: I moved to Porto.", "m1", author="Alice", at="2026-01-05"),
+        {"text": "Remember the dentist on Friday", "id": "n1"},
+    )
     assert answer == {
-        "items": [{"id": "m1", "status": "added", "searchable": True},
-                  {"id": "n1", "status": "added", "searchable": True}],
+        "items": [
+            {"id": "m1", "status": "added", "searchable": True},
+            {"id": "n1", "status": "added", "searchable": True},
+        ],
         "searchable": True,
     }
     hits = api.tool("grep", pattern="porto").json()["hits"]
@@ -67,8 +71,11 @@ def test_a_change_with_a_new_id_keeps_both(api):
 
 
 def test_messages_of_a_session_share_a_thread_in_order(api):
-    api.add(message("A: hi", "m1", at="2026-01-01T10:00:00"), message("B: hello", "m2", at="2026-01-01T10:01:00"),
-            message("A: other session", "m3", session="s2"))
+    api.add(
+        message("A: hi", "m1", at="2026-01-01T10:00:00"),
+        message("B: hello", "m2", at="2026-01-01T10:01:00"),
+        message("A: other session", "m3", session="s2"),
+    )
     first = api.tool("grep", pattern="A: hi").json()["hits"][0]
     second = api.tool("grep", pattern="B: hello").json()["hits"][0]
     other = api.tool("grep", pattern="other session").json()["hits"][0]
@@ -82,10 +89,14 @@ def test_edits_and_new_messages_read_together_keep_and_take_their_places(api):
     """One call (one slice of the read) edits two messages of a session and adds one: the edited keep their
     passages' addresses, the new one takes the thread's next, and each is searchable as it now reads."""
     api.add(*(message(f"A: line {n}", f"m{n}", at=f"2026-01-01T10:0{n}:00") for n in range(1, 4)))
-    api.add(message("A: line one, edited", "m1", at="2026-01-01T10:01:00"),
-            message("A: line three, edited", "m3", at="2026-01-01T10:03:00"),
-            message("A: line four", "m4", at="2026-01-01T10:04:00"))
-    places = {h["item_ids"][0]: h["passage_id"].split("/")[1] for h in api.tool("grep", pattern="A: line").json()["hits"]}
+    api.add(
+        message("A: line one, edited", "m1", at="2026-01-01T10:01:00"),
+        message("A: line three, edited", "m3", at="2026-01-01T10:03:00"),
+        message("A: line four", "m4", at="2026-01-01T10:04:00"),
+    )
+    places = {
+        h["item_ids"][0]: h["passage_id"].split("/")[1] for h in api.tool("grep", pattern="A: line").json()["hits"]
+    }
     assert places == {"m1": "p_0001", "m2": "p_0002", "m3": "p_0003", "m4": "p_0004"}
     assert api.tool("grep", pattern="edited").json()["found"] == 2
     assert api.tool("grep", pattern="line 1").json()["found"] == 0, "the old text is no passage any more"
@@ -156,9 +167,14 @@ def test_it_refuses_a_bad_item_naming_the_field(api, project, item, field):
 
 
 def test_the_limits_themselves_are_accepted(api):
-    item = {"text": "x" * ITEM_TEXT_MAX, "kind": "document", "id": "i" * ITEM_ID_MAX,
-            "at": "2026-01-01T10:00:00.000000+00:00", "author": "a" * ITEM_FIELD_MAX,
-            "metadata": {"blob": "b" * (ITEM_METADATA_MAX_BYTES - 20)}}
+    item = {
+        "text": "x" * ITEM_TEXT_MAX,
+        "kind": "document",
+        "id": "i" * ITEM_ID_MAX,
+        "at": "2026-01-01T10:00:00.000000+00:00",
+        "author": "a" * ITEM_FIELD_MAX,
+        "metadata": {"blob": "b" * (ITEM_METADATA_MAX_BYTES - 20)},
+    }
     assert api.tool("add", items=[item]).status_code == 200
 
 
@@ -194,8 +210,9 @@ def test_unknown_top_level_fields_and_non_objects_are_refused(api):
     assert api.tool("add", items=[{"text": "x"}], colour="red").json()["field"] == "colour"
     response = api.post("/v1/memory/add", [{"text": "x"}])
     assert response.status_code == 400 and response.json()["field"] == "arguments"
-    bad_json = api.client.post("/v1/memory/add", data="{not json", content_type="application/json",
-                               headers=api.headers())
+    bad_json = api.client.post(
+        "/v1/memory/add", data="{not json", content_type="application/json", headers=api.headers()
+    )
     assert bad_json.status_code == 400
 
 

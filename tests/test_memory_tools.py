@@ -16,11 +16,22 @@ def conversation(api):
         ("s1", "2026-03-01T10:04:00", "Alice", "Alice: I am training for the Lisbon marathon."),
         ("s2", "2026-04-10T09:00:00", "Alice", "Alice: The marathon went well, 3 hours 50."),
     ]
-    api.add(*[{"text": t, "kind": "message", "session": s, "at": at, "author": who, "id": f"m{i}"}
-              for i, (s, at, who, t) in enumerate(turns, 1)])
-    api.add({"text": "Quarterly plan.\n\nShip the memory server.", "kind": "document", "title": "Q2 plan",
-             "id": "doc1", "at": "2026-02-01"},
-            {"text": "Alice prefers oat milk", "id": "note1", "at": "2026-01-15"})
+    api.add(
+        *[
+            {"text": t, "kind": "message", "session": s, "at": at, "author": who, "id": f"m{i}"}
+            for i, (s, at, who, t) in enumerate(turns, 1)
+        ]
+    )
+    api.add(
+        {
+            "text": "Quarterly plan.\n\nShip the memory server.",
+            "kind": "document",
+            "title": "Q2 plan",
+            "id": "doc1",
+            "at": "2026-02-01",
+        },
+        {"text": "Alice prefers oat milk", "id": "note1", "at": "2026-01-15"},
+    )
     return api
 
 
@@ -186,40 +197,53 @@ def test_search_holds_at_most_ten_hits(api):
 
 
 def test_search_does_not_serve_expired_items_as_current(api):
-    api.add({"text": "Staying at the Hilton in Rome", "id": "trip", "at": "2020-01-01", "expires": "2020-01-10"},
-            {"text": "Staying with my sister", "id": "now", "at": "2020-02-01"})
+    api.add(
+        {"text": "Staying at the Hilton in Rome", "id": "trip", "at": "2020-01-01", "expires": "2020-01-10"},
+        {"text": "Staying with my sister", "id": "now", "at": "2020-02-01"},
+    )
     ids = [h["item_ids"][0] for h in api.tool("search", query="Where am I staying?").json()["hits"]]
     assert "trip" not in ids and "now" in ids
     then = api.tool("search", query="Where am I staying?", before="2020-01-05").json()
     assert [h["item_ids"][0] for h in then["hits"]] == ["trip"]
 
 
-@pytest.mark.parametrize("tool, arguments, field", [
-    ("search", {"query": ""}, "query"),
-    ("search", {"query": "q" * (TEXT_MAX + 1)}, "query"),
-    ("search", {"query": "q", "before": "someday"}, "before"),
-    ("search", {"query": "q", "scope": "s" * (NAME_MAX + 1)}, "scope"),
-    ("search", {}, "query"),
-    ("grep", {"pattern": ""}, "pattern"),
-    ("grep", {"pattern": "p" * (TEXT_MAX + 1)}, "pattern"),
-    ("read", {"path": "p" * (NAME_MAX + 1)}, "path"),
-    ("ls", {"path": "p" * (NAME_MAX + 1)}, "path"),
-    ("around", {"passage_id": ""}, "passage_id"),
-    ("history", {"subject": ""}, "subject"),
-    ("history", {"subject": "Alice", "attribute": "a" * (NAME_MAX + 1)}, "attribute"),
-    ("overview", {"anything": 1}, "anything"),
-])
+@pytest.mark.parametrize(
+    "tool, arguments, field",
+    [
+        ("search", {"query": ""}, "query"),
+        ("search", {"query": "q" * (TEXT_MAX + 1)}, "query"),
+        ("search", {"query": "q", "before": "someday"}, "before"),
+        ("search", {"query": "q", "scope": "s" * (NAME_MAX + 1)}, "scope"),
+        ("search", {}, "query"),
+        ("grep", {"pattern": ""}, "pattern"),
+        ("grep", {"pattern": "p" * (TEXT_MAX + 1)}, "pattern"),
+        ("read", {"path": "p" * (NAME_MAX + 1)}, "path"),
+        ("ls", {"path": "p" * (NAME_MAX + 1)}, "path"),
+        ("around", {"passage_id": ""}, "passage_id"),
+        ("history", {"subject": ""}, "subject"),
+        ("history", {"subject": "Alice", "attribute": "a" * (NAME_MAX + 1)}, "attribute"),
+        ("overview", {"anything": 1}, "anything"),
+    ],
+)
 def test_every_read_tool_names_the_field_it_refuses(conversation, tool, arguments, field):
     response = conversation.tool(tool, **arguments)
     assert response.status_code == 400
     assert response.json()["field"] == field
 
 
-@pytest.mark.parametrize("tool, arguments", [
-    ("search", {"query": "anything"}), ("grep", {"pattern": "x"}), ("read", {"path": "index.md"}),
-    ("ls", {}), ("around", {"passage_id": "th_0000000000000000/p_0001"}), ("history", {"subject": "Alice"}),
-    ("latest", {}), ("overview", {}),
-])
+@pytest.mark.parametrize(
+    "tool, arguments",
+    [
+        ("search", {"query": "anything"}),
+        ("grep", {"pattern": "x"}),
+        ("read", {"path": "index.md"}),
+        ("ls", {}),
+        ("around", {"passage_id": "th_0000000000000000/p_0001"}),
+        ("history", {"subject": "Alice"}),
+        ("latest", {}),
+        ("overview", {}),
+    ],
+)
 def test_an_end_user_with_no_memory_gets_a_clear_404(api, tool, arguments):
     response = api.tool(tool, **arguments)
     assert response.status_code == 404

@@ -8,7 +8,17 @@ from django.test import Client
 from accounts.models import Connection, EndUser, OAuthApplication, OAuthGrant, Role
 from accounts.services import end_user_get_or_create
 from tests.oauth_flow import (
-    BOTH, ISSUER, MCP_URL, answer, authorize_query, card_post_data, connect, consent, exchange, member, pkce,
+    BOTH,
+    ISSUER,
+    MCP_URL,
+    answer,
+    authorize_query,
+    card_post_data,
+    connect,
+    consent,
+    exchange,
+    member,
+    pkce,
     registered,
 )
 
@@ -31,8 +41,9 @@ def test_it_needs_a_console_login_then_shows_the_card(alice, project, app):
     assert response.status_code == 302 and response["Location"].startswith("/login?next=")
     login = client.get(response["Location"])
     assert login.status_code == 200 and b"Log in" in login.content
-    back = client.post(response["Location"], {"username": "alice@example.com", "password": "alice-password-1",
-                                              "next": url})
+    back = client.post(
+        response["Location"], {"username": "alice@example.com", "password": "alice-password-1", "next": url}
+    )
     assert back.status_code == 302 and back["Location"] == url
     card = client.get(url)
     assert card.status_code == 200
@@ -41,7 +52,7 @@ def test_it_needs_a_console_login_then_shows_the_card(alice, project, app):
 
 def test_a_wrong_password_stays_on_the_login_page(alice, project):
     response = Client().post("/login", {"username": "alice@example.com", "password": "nope"})
-    assert response.status_code == 200 and b"role=\"alert\"" in response.content
+    assert response.status_code == 200 and b'role="alert"' in response.content
 
 
 def test_the_card_shows_the_app_the_project_the_end_user_and_the_access(alice, project, app):
@@ -64,7 +75,11 @@ def test_allow_sends_the_code_state_and_iss_back(alice, project, app):
     assert got["state"] == "xyz" and got["iss"] == ISSUER
     connection = Connection.objects.get()
     assert (connection.user, connection.project, connection.end_user.external_id, connection.access) == (
-        alice, project, "alice@example.com", "write")
+        alice,
+        project,
+        "alice@example.com",
+        "write",
+    )
     assert connection.application.client_id == app["client_id"]
     grant = OAuthGrant.objects.get(code=got["code"])
     assert grant.connection == connection

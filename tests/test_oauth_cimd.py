@@ -38,9 +38,16 @@ def test_the_service_fetches_documents_with_the_toolkits_safe_fetcher_two_at_a_t
 
 
 def metadata(client_id: str, **extra) -> dict:
-    return {"client_id": client_id, "client_name": "Claude", "client_uri": "https://claude.ai",
-            "redirect_uris": [REDIRECT_URI], "grant_types": ["authorization_code", "refresh_token"],
-            "response_types": ["code"], "token_endpoint_auth_method": "none", **extra}
+    return {
+        "client_id": client_id,
+        "client_name": "Claude",
+        "client_uri": "https://claude.ai",
+        "redirect_uris": [REDIRECT_URI],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": "none",
+        **extra,
+    }
 
 
 def logged_in(user) -> Client:

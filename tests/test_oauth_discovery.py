@@ -14,8 +14,9 @@ from tests.oauth_flow import ISSUER, MCP_URL, connect, stored
 RESOURCE_METADATA = "http://testserver/.well-known/oauth-protected-resource/v1/mcp"
 
 
-@pytest.mark.parametrize("path", ["/.well-known/oauth-protected-resource/v1/mcp",
-                                  "/.well-known/oauth-protected-resource"])
+@pytest.mark.parametrize(
+    "path", ["/.well-known/oauth-protected-resource/v1/mcp", "/.well-known/oauth-protected-resource"]
+)
 def test_it_serves_the_protected_resource_metadata(db, path):
     response = Client().get(path)
     assert response.status_code == 200

@@ -13,8 +13,12 @@ from tests.oauth_flow import REDIRECT_URI, fresh_address, register
 
 
 def test_it_registers_a_public_client(db):
-    response = register(client_name="Claude", token_endpoint_auth_method="none",
-                        grant_types=["authorization_code", "refresh_token"], response_types=["code"])
+    response = register(
+        client_name="Claude",
+        token_endpoint_auth_method="none",
+        grant_types=["authorization_code", "refresh_token"],
+        response_types=["code"],
+    )
     assert response.status_code == 201
     assert response["Cache-Control"] == "no-store"
     body = response.json()
@@ -49,21 +53,39 @@ def test_a_client_naming_no_method_is_confidential_with_basic(db):
     assert body["token_endpoint_auth_method"] == "client_secret_basic" and body["client_secret"]
 
 
-@pytest.mark.parametrize("uri", [
-    "https://claude.ai/api/mcp/auth_callback", "https://chatgpt.com/connector_platform_oauth_redirect",
-    "http://127.0.0.1:33418/callback", "http://[::1]:8080/cb", "http://localhost:3030/callback",
-])
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "https://claude.ai/api/mcp/auth_callback",
+        "https://chatgpt.com/connector_platform_oauth_redirect",
+        "http://127.0.0.1:33418/callback",
+        "http://[::1]:8080/cb",
+        "http://localhost:3030/callback",
+    ],
+)
 def test_it_accepts_https_and_loopback_http_redirect_uris(db, uri):
     response = register(redirect_uris=[uri])
     assert response.status_code == 201, response.content
     assert response.json()["redirect_uris"] == [uri]
 
 
-@pytest.mark.parametrize("uris", [
-    ["http://app.example/callback"], ["http://192.168.1.5/cb"], ["cursor://anysphere/callback"],
-    ["https://app.example/cb#frag"], ["https://user:pw@app.example/cb"], ["javascript:alert(1)"], ["/relative"],
-    [], ["https://app.example/" + "x" * 2000], [REDIRECT_URI, "http://app.example/cb"], [""], [42],
-])
+@pytest.mark.parametrize(
+    "uris",
+    [
+        ["http://app.example/callback"],
+        ["http://192.168.1.5/cb"],
+        ["cursor://anysphere/callback"],
+        ["https://app.example/cb#frag"],
+        ["https://user:pw@app.example/cb"],
+        ["javascript:alert(1)"],
+        ["/relative"],
+        [],
+        ["https://app.example/" + "x" * 2000],
+        [REDIRECT_URI, "http://app.example/cb"],
+        [""],
+        [42],
+    ],
+)
 def test_it_refuses_other_redirect_uris(db, uris):
     response = register(redirect_uris=uris)
     assert response.status_code == 400
@@ -83,11 +105,19 @@ def test_it_bounds_the_number_of_redirect_uris(db):
     assert register(redirect_uris=uris[:-1]).status_code == 201
 
 
-@pytest.mark.parametrize("metadata", [
-    {"grant_types": ["client_credentials"]}, {"grant_types": ["authorization_code", "implicit"]},
-    {"grant_types": ["refresh_token"]}, {"grant_types": "authorization_code"}, {"response_types": ["token"]},
-    {"token_endpoint_auth_method": "private_key_jwt"}, {"client_name": "x" * 201}, {"client_name": 7},
-])
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        {"grant_types": ["client_credentials"]},
+        {"grant_types": ["authorization_code", "implicit"]},
+        {"grant_types": ["refresh_token"]},
+        {"grant_types": "authorization_code"},
+        {"response_types": ["token"]},
+        {"token_endpoint_auth_method": "private_key_jwt"},
+        {"client_name": "x" * 201},
+        {"client_name": 7},
+    ],
+)
 def test_it_refuses_what_it_does_not_serve(db, metadata):
     response = register(**metadata)
     assert response.status_code == 400
@@ -96,26 +126,38 @@ def test_it_refuses_what_it_does_not_serve(db, metadata):
 
 
 def test_it_ignores_metadata_it_does_not_use_and_narrows_the_scope(db):
-    response = register(application_type="native", client_uri="https://app.example",
-                        logo_uri="https://app.example/l.png", software_id="x", scope="openid memory:read")
+    response = register(
+        application_type="native",
+        client_uri="https://app.example",
+        logo_uri="https://app.example/l.png",
+        software_id="x",
+        scope="openid memory:read",
+    )
     assert response.status_code == 201 and response.json()["scope"] == "memory:read"
 
 
 @pytest.mark.parametrize("body", [b"not json", b"[1, 2]", b'"a string"'])
 def test_it_needs_a_json_object(db, body):
-    response = Client().post("/oauth/register", data=body, content_type="application/json",
-                             REMOTE_ADDR=fresh_address())
+    response = Client().post("/oauth/register", data=body, content_type="application/json", REMOTE_ADDR=fresh_address())
     assert response.status_code == 400 and response.json()["error"] == "invalid_client_metadata"
 
 
 def test_it_is_bounded_in_size(db):
     body = {"redirect_uris": [REDIRECT_URI], "token_endpoint_auth_method": "none", "client_name": "C"}
     padding = REGISTRATION_BODY_MAX - len(json.dumps({**body, "pad": ""}))
-    ok = Client().post("/oauth/register", data=json.dumps({**body, "pad": "x" * padding}),
-                       content_type="application/json", REMOTE_ADDR=fresh_address())
+    ok = Client().post(
+        "/oauth/register",
+        data=json.dumps({**body, "pad": "x" * padding}),
+        content_type="application/json",
+        REMOTE_ADDR=fresh_address(),
+    )
     assert ok.status_code == 201
-    too_big = Client().post("/oauth/register", data=json.dumps({**body, "pad": "x" * (padding + 1)}),
-                            content_type="application/json", REMOTE_ADDR=fresh_address())
+    too_big = Client().post(
+        "/oauth/register",
+        data=json.dumps({**body, "pad": "x" * (padding + 1)}),
+        content_type="application/json",
+        REMOTE_ADDR=fresh_address(),
+    )
     assert too_big.status_code == 413
     assert str(REGISTRATION_BODY_MAX) in too_big.json()["error_description"]
 
@@ -154,18 +196,21 @@ def test_it_answers_only_post(db):
 MARK = "evil-7f3a"  # in every refused value, so an echo is found wherever it lands
 
 
-@pytest.mark.parametrize("metadata, field", [
-    ({"redirect_uris": [REDIRECT_URI, f"http://{MARK}.example/cb"]}, "redirect_uris[1]"),
-    ({"redirect_uris": [f"https://{MARK}.example:99999/cb"]}, "redirect_uris[0]"),
-    ({"redirect_uris": [f"https://{MARK}.example/cb#frag"]}, "redirect_uris[0]"),
-    ({"redirect_uris": [f"https://{MARK} example/cb"]}, "redirect_uris"),
-    ({"redirect_uris": None}, "redirect_uris"),
-    ({"redirect_uris": [7]}, "redirect_uris"),
-    ({"grant_types": [MARK]}, "grant_types"),
-    ({"response_types": [MARK]}, "response_types"),
-    ({"token_endpoint_auth_method": MARK}, "token_endpoint_auth_method"),
-    ({"client_name": MARK * 30}, "client_name"),
-])
+@pytest.mark.parametrize(
+    "metadata, field",
+    [
+        ({"redirect_uris": [REDIRECT_URI, f"http://{MARK}.example/cb"]}, "redirect_uris[1]"),
+        ({"redirect_uris": [f"https://{MARK}.example:99999/cb"]}, "redirect_uris[0]"),
+        ({"redirect_uris": [f"https://{MARK}.example/cb#frag"]}, "redirect_uris[0]"),
+        ({"redirect_uris": [f"https://{MARK} example/cb"]}, "redirect_uris"),
+        ({"redirect_uris": None}, "redirect_uris"),
+        ({"redirect_uris": [7]}, "redirect_uris"),
+        ({"grant_types": [MARK]}, "grant_types"),
+        ({"response_types": [MARK]}, "response_types"),
+        ({"token_endpoint_auth_method": MARK}, "token_endpoint_auth_method"),
+        ({"client_name": MARK * 30}, "client_name"),
+    ],
+)
 def test_a_refusal_names_its_field_and_never_echoes_the_value(db, metadata, field):
     response = register(**metadata)
     assert response.status_code == 400, response.content

@@ -19,8 +19,16 @@ import pytest
 from accounts.models import Connection, OAuthAccessToken, OAuthApplication, OAuthRefreshToken
 
 SCRIPT = Path(__file__).parent / "sdk" / "oauth_client.py"
-READ_TOOLS = ["memory_search", "memory_grep", "memory_read", "memory_ls", "memory_around", "memory_history",
-              "memory_latest", "memory_overview"]
+READ_TOOLS = [
+    "memory_search",
+    "memory_grep",
+    "memory_read",
+    "memory_ls",
+    "memory_around",
+    "memory_history",
+    "memory_latest",
+    "memory_overview",
+]
 PHRASE = "Sapphire Heron"
 TIMEOUT_SECONDS = 90
 
@@ -33,7 +41,11 @@ def sign_in(live_server, tmp_path):
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
         done = subprocess.run(
             [sys.executable, "-P", str(SCRIPT), f"{live_server.url}/v1/mcp", email, password, *options],
-            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=TIMEOUT_SECONDS,
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_SECONDS,
         )
         lines = done.stdout.strip().splitlines()
         assert lines, f"the SDK client printed nothing (exit {done.returncode}):\n{done.stderr[-3000:]}"
@@ -59,7 +71,8 @@ def test_the_sdk_signs_in_with_read_and_save_and_refreshes(sign_in, alice, proje
     first_401 = seen["exchanges"][0]
     assert (first_401["path"], first_401["status"]) == ("/v1/mcp", 401)
     assert first_401["www_authenticate"] == (
-        f'Bearer resource_metadata="{server}/.well-known/oauth-protected-resource/v1/mcp"')
+        f'Bearer resource_metadata="{server}/.well-known/oauth-protected-resource/v1/mcp"'
+    )
     assert steps[:6] == [
         ("POST", "/v1/mcp", "initialize", 401),
         ("GET", "/.well-known/oauth-protected-resource/v1/mcp", None, 200),
@@ -104,7 +117,11 @@ def test_the_sdk_signs_in_with_read_and_save_and_refreshes(sign_in, alice, proje
 
     connection = Connection.objects.get()
     assert (connection.user, connection.project, connection.end_user.external_id, connection.access) == (
-        alice, project, "alice@example.com", "write")
+        alice,
+        project,
+        "alice@example.com",
+        "write",
+    )
     assert connection.revoked_at is None and connection.last_used_at is not None
     app = OAuthApplication.objects.get()
     assert (app.name, app.client_type, app.registration_source) == ("SDK test client", "public", "dcr")
@@ -118,8 +135,9 @@ def test_a_confidential_sdk_client_signs_in_read_only(sign_in, alice, project, w
     from tests.conftest import Api
 
     Api(write_key[1], "alice@example.com").add({"text": f"The {PHRASE} tram runs on Sundays.", "id": "pre-1"})
-    seen = sign_in("alice@example.com", "alice-password-1", "--access", "read", "--auth-method", method,
-                   "--phrase", PHRASE)
+    seen = sign_in(
+        "alice@example.com", "alice-password-1", "--access", "read", "--auth-method", method, "--phrase", PHRASE
+    )
 
     assert seen["client"]["token_endpoint_auth_method"] == method and seen["client"]["client_secret"]
     tokens = [e for e in seen["exchanges"] if e["path"] == "/oauth/token"]

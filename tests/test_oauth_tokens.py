@@ -13,12 +13,31 @@ from accounts.models import Connection, Membership, OAuthAccessToken, OAuthGrant
 from accounts.tasks import clear_expired_tokens
 from tests.conftest import Api
 from tests.oauth_flow import (
-    MCP_URL, REDIRECT_URI, answer, authorize_query, connect, consent, exchange, member, pkce, refresh, registered,
-    stored, token,
+    MCP_URL,
+    REDIRECT_URI,
+    answer,
+    authorize_query,
+    connect,
+    consent,
+    exchange,
+    member,
+    pkce,
+    refresh,
+    registered,
+    stored,
+    token,
 )
 
-READ_TOOLS = ["memory_search", "memory_grep", "memory_read", "memory_ls", "memory_around", "memory_history",
-              "memory_latest", "memory_overview"]
+READ_TOOLS = [
+    "memory_search",
+    "memory_grep",
+    "memory_read",
+    "memory_ls",
+    "memory_around",
+    "memory_history",
+    "memory_latest",
+    "memory_overview",
+]
 METADATA = "http://testserver/.well-known/oauth-protected-resource/v1/mcp"
 
 
@@ -70,7 +89,8 @@ def test_a_read_only_connection_calling_memory_add_is_403_insufficient_scope(ali
     response = api.mcp("tools/call", {"name": "memory_add", "arguments": {"items": [{"text": "x"}]}})
     assert response.status_code == 403
     assert response["WWW-Authenticate"] == (
-        f'Bearer error="insufficient_scope", scope="memory:write", resource_metadata="{METADATA}"')
+        f'Bearer error="insufficient_scope", scope="memory:write", resource_metadata="{METADATA}"'
+    )
     assert response.json()["error"]["data"]["error"] == "insufficient_scope"
     http = api.tool("add", items=[{"text": "x"}])
     assert http.status_code == 403 and http.json()["error"] == "insufficient_scope"
@@ -79,7 +99,8 @@ def test_a_read_only_connection_calling_memory_add_is_403_insufficient_scope(ali
 def test_a_read_key_gets_the_same_insufficient_scope_challenge(read_api):
     response = read_api.mcp("tools/call", {"name": "memory_add", "arguments": {"items": [{"text": "x"}]}})
     assert response["WWW-Authenticate"] == (
-        f'Bearer error="insufficient_scope", scope="memory:write", resource_metadata="{METADATA}"')
+        f'Bearer error="insufficient_scope", scope="memory:write", resource_metadata="{METADATA}"'
+    )
 
 
 def test_the_token_names_the_end_user_and_x_twin_account_is_ignored(alice, project, api):
@@ -189,8 +210,11 @@ def test_a_token_for_another_audience_is_refused(alice, project):
     # A token bound to this server's /v1/mcp is refused by a server answering under another name.
     tokens = exchange(app, code, verifier).json()
     other_host = Client(HTTP_HOST="localhost").post(
-        "/v1/mcp", data='{"jsonrpc": "2.0", "id": 1, "method": "ping"}', content_type="application/json",
-        headers={"Authorization": f"Bearer {tokens['access_token']}"})
+        "/v1/mcp",
+        data='{"jsonrpc": "2.0", "id": 1, "method": "ping"}',
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {tokens['access_token']}"},
+    )
     assert other_host.status_code == 401
     assert "another resource" in other_host.json()["error"]["message"]
     assert bearer(tokens).mcp("ping").status_code == 200
@@ -252,16 +276,26 @@ def test_a_confidential_client_authenticates_at_the_token_endpoint(alice, projec
     basic_app = registered(token_endpoint_auth_method="client_secret_basic")
     code, verifier = a_code(alice, basic_app)
     credentials = base64.b64encode(f"{basic_app['client_id']}:{basic_app['client_secret']}".encode()).decode()
-    response = token({"grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT_URI,
-                      "code_verifier": verifier, "resource": MCP_URL}, HTTP_AUTHORIZATION=f"Basic {credentials}")
+    response = token(
+        {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": REDIRECT_URI,
+            "code_verifier": verifier,
+            "resource": MCP_URL,
+        },
+        HTTP_AUTHORIZATION=f"Basic {credentials}",
+    )
     assert response.status_code == 200, response.content
     assert refresh(basic_app, response.json()["refresh_token"]).status_code == 401, "a refresh needs the secret too"
 
 
 def test_revoking_a_token_at_the_revocation_endpoint_ends_the_connection(alice, project):
     tokens = connect(alice)
-    response = Client().post("/oauth/revoke", {"token": tokens["refresh_token"], "token_type_hint": "refresh_token",
-                                               "client_id": tokens["app"]["client_id"]})
+    response = Client().post(
+        "/oauth/revoke",
+        {"token": tokens["refresh_token"], "token_type_hint": "refresh_token", "client_id": tokens["app"]["client_id"]},
+    )
     assert response.status_code == 200
     assert Connection.objects.get().revoked_at is not None
     assert bearer(tokens).mcp("ping").status_code == 401
@@ -308,7 +342,16 @@ def test_use_is_recorded_at_most_once_a_minute(alice, project):
 @pytest.mark.parametrize("grant_type", ["password", "client_credentials", "implicit"])
 def test_other_grant_types_are_refused(alice, project, grant_type):
     app = registered()
-    response = token({"grant_type": grant_type, "client_id": app["client_id"], "username": "alice@example.com",
-                      "password": "alice-password-1"})
+    response = token(
+        {
+            "grant_type": grant_type,
+            "client_id": app["client_id"],
+            "username": "alice@example.com",
+            "password": "alice-password-1",
+        }
+    )
     assert response.status_code in (400, 401) and response.json()["error"] in (
-        "unsupported_grant_type", "unauthorized_client", "invalid_client")
+        "unsupported_grant_type",
+        "unauthorized_client",
+        "invalid_client",
+    )

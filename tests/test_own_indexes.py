@@ -23,21 +23,42 @@ TOPICS = ["the garden", "a new recipe", "the football", "work deadlines", "the w
 def big(api, settings):
     """Alice's memory, over the (lowered) size at which a memory gets its own indexes."""
     settings.OWN_INDEX_PASSAGES = 30
-    api.add(*[{"text": f"Day {i}: walked the dog along the canal and talked about {TOPICS[i % len(TOPICS)]}.",
-               "id": f"d{i}", "kind": "message", "session": f"s{i // 10}", "author": "Alice",
-               "at": f"2026-01-{1 + i // 10:02d}T09:{i % 60:02d}:00"} for i in range(35)])
-    api.add({"text": "My sister Ines moved to Porto in March for her new job.", "id": "ines", "kind": "message",
-             "session": "s9", "author": "Alice", "at": "2026-03-02T10:00:00"})
+    api.add(
+        *[
+            {
+                "text": f"Day {i}: walked the dog along the canal and talked about {TOPICS[i % len(TOPICS)]}.",
+                "id": f"d{i}",
+                "kind": "message",
+                "session": f"s{i // 10}",
+                "author": "Alice",
+                "at": f"2026-01-{1 + i // 10:02d}T09:{i % 60:02d}:00",
+            }
+            for i in range(35)
+        ]
+    )
+    api.add(
+        {
+            "text": "My sister Ines moved to Porto in March for her new job.",
+            "id": "ines",
+            "kind": "message",
+            "session": "s9",
+            "author": "Alice",
+            "at": "2026-03-02T10:00:00",
+        }
+    )
     return EndUser.objects.get(external_id="u_1")
 
 
 def own_indexes_of(end_user) -> dict[str, tuple[bool, str]]:
     """name -> (valid, definition) of the end user's own indexes."""
     with connection.cursor() as cursor:
-        cursor.execute("""
+        cursor.execute(
+            """
             SELECT c.relname, i.indisvalid, pg_get_indexdef(c.oid) FROM pg_class c
             JOIN pg_index i ON i.indexrelid = c.oid WHERE c.relname LIKE %s
-        """, [f"passage\\_%\\_u{end_user.pk}"])
+        """,
+            [f"passage\\_%\\_u{end_user.pk}"],
+        )
         return {name: (valid, definition) for name, valid, definition in cursor.fetchall()}
 
 
@@ -46,7 +67,8 @@ def grow(end_user, copies: int, into: list[int] | None = None, only: str = "item
     each end user of `into` (by default, the end user's own): a memory big enough for the planner to weigh
     indexes. Each copy keeps its thread, further on in it."""
     with connections[OWNER].cursor() as cursor:
-        cursor.execute(f"""
+        cursor.execute(
+            f"""
             INSERT INTO memory_passage (end_user_id, thread_id, item_id, seq, path, kind, at, author, role, title,
                 about, text, item_ids, embedding, context_embedding, model)
             SELECT u, thread_id, item_id, seq + 1000 * (g + %(copies)s * (n - 1)), path || '-' || n || '-' || g,
@@ -54,7 +76,9 @@ def grow(end_user, copies: int, into: list[int] | None = None, only: str = "item
             FROM memory_passage, unnest(%(into)s::bigint[]) WITH ORDINALITY AS target(u, n),
                 generate_series(1, %(copies)s) AS g
             WHERE end_user_id = %(end_user)s AND {only}
-        """, {"copies": copies, "into": into or [end_user.pk], "end_user": end_user.pk})
+        """,
+            {"copies": copies, "into": into or [end_user.pk], "end_user": end_user.pk},
+        )
         cursor.execute("ANALYZE memory_passage")
 
 
@@ -86,12 +110,15 @@ def test_a_memory_without_indexes_of_its_own_finds_its_nearest_passages_exactly(
     # walk misses some of the nearest among thousands of unlike vectors, where reading the memory whole does not.
     grow(big, copies=80)  # 2,800 passages
     with connections[OWNER].cursor() as cursor:
-        cursor.execute("""
+        cursor.execute(
+            """
             UPDATE memory_passage p SET embedding = (
                 SELECT l2_normalize(array_agg(random() - 0.5)::vector)::halfvec FROM generate_series(1, 384)
                 WHERE p.id IS NOT NULL)
             WHERE end_user_id = %s
-        """, [big.pk])
+        """,
+            [big.pk],
+        )
         cursor.execute("ANALYZE memory_passage")
         cursor.execute("SELECT id, embedding::vector::real[] FROM memory_passage WHERE end_user_id = %s", [big.pk])
         ids, vectors = zip(*cursor.fetchall())
@@ -99,12 +126,13 @@ def test_a_memory_without_indexes_of_its_own_finds_its_nearest_passages_exactly(
     question = vectors[0] + np.random.default_rng(1).normal(0, 0.05, vectors.shape[1])
     question = (question / np.linalg.norm(question)).astype(np.float16)  # as search sends it
     cosines = vectors @ question / np.linalg.norm(vectors, axis=1)  # the question's own length ranks nothing
-    nearest = {ids[i] for i in np.argsort(-cosines)[:retrieval.CANDIDATES]}
+    nearest = {ids[i] for i in np.argsort(-cosines)[: retrieval.CANDIDATES]}
 
     memory = Memory(big)
     with memory.scoped():
-        found = {row["id"] for row in memory.candidate_features([], question, [], PassageFilters(),
-                                                                retrieval.CANDIDATES)}
+        found = {
+            row["id"] for row in memory.candidate_features([], question, [], PassageFilters(), retrieval.CANDIDATES)
+        }
     assert not nearest - found, f"{len(nearest - found)} of the {len(nearest)} nearest passages missed"
 
 
@@ -117,8 +145,14 @@ def test_search_takes_them_though_the_statistics_predate_the_memory(api, big, ch
     grow(big, copies=100)
     grow(charlie, copies=5_000)
     # As taken when Charlie's passages were nearly all the table held.
-    before_alice = plans.attribute("memory_passage", "end_user_id", null_frac="0::real", n_distinct="2::real",
-                                   most_common_vals=f"'{{{charlie.pk}}}'::text", most_common_freqs="'{0.99}'::real[]")
+    before_alice = plans.attribute(
+        "memory_passage",
+        "end_user_id",
+        null_frac="0::real",
+        n_distinct="2::real",
+        most_common_vals=f"'{{{charlie.pk}}}'::text",
+        most_common_freqs="'{0.99}'::real[]",
+    )
     with plans.statistics(before_alice, tables=("memory_passage",)):
         assert estimated_passages(big) < 100, "the statistics should not know Alice's memory"
         tasks.tend_own_indexes()
@@ -131,15 +165,16 @@ def test_search_takes_them_though_the_statistics_predate_the_memory(api, big, ch
 def estimated_passages(end_user) -> float:
     """How many passages the planner expects the end user's memory to hold."""
     with connections[OWNER].cursor() as cursor:
-        return plans.explain(cursor, "SELECT id FROM memory_passage WHERE end_user_id = %s", [end_user.pk])[
-            "Plan Rows"]
+        return plans.explain(cursor, "SELECT id FROM memory_passage WHERE end_user_id = %s", [end_user.pk])["Plan Rows"]
 
 
 def test_an_interrupted_build_is_done_again(api, big):
     # A failed CREATE INDEX CONCURRENTLY leaves an invalid index under the name.
     with connections[OWNER].cursor() as cursor, pytest.raises(IntegrityError):
-        cursor.execute(f"CREATE UNIQUE INDEX CONCURRENTLY passage_fulltext_u{big.pk} ON memory_passage "
-                       f"(end_user_id) WHERE end_user_id = {big.pk}")
+        cursor.execute(
+            f"CREATE UNIQUE INDEX CONCURRENTLY passage_fulltext_u{big.pk} ON memory_passage "
+            f"(end_user_id) WHERE end_user_id = {big.pk}"
+        )
     assert own_indexes_of(big)[f"passage_fulltext_u{big.pk}"][0] is False
 
     tasks.tend_own_indexes()

@@ -75,7 +75,7 @@ def test_over_mcp_the_refusal_is_json_rpc_minus_32011_with_the_wait(api, project
     error = refused.json()["error"]
     assert error["code"] == RATE_LIMITED
     assert error["data"] == {"error": "rate_limited", "retry_after": int(refused["Retry-After"])}
-    assert refused["RateLimit-Policy"] and refused["RateLimit"].endswith(f't={refused["Retry-After"]}')
+    assert refused["RateLimit-Policy"] and refused["RateLimit"].endswith(f"t={refused['Retry-After']}")
 
 
 def test_each_oauth_connection_is_a_credential_of_its_own(alice, project, api):
@@ -130,8 +130,9 @@ def silent_redis():
 
 
 @pytest.mark.parametrize("down", ["silent", "closed"])
-def test_when_redis_does_not_answer_in_50_ms_the_call_is_served(api, project, settings, monkeypatch, down,
-                                                                silent_redis):
+def test_when_redis_does_not_answer_in_50_ms_the_call_is_served(
+    api, project, settings, monkeypatch, down, silent_redis
+):
     monkeypatch.setattr(ratelimit, "_paused_until", 0.0)  # restored after the test: later tests are limited
     limit(project, per_end_user=1)
     settings.REDIS_URL = silent_redis if down == "silent" else "redis://127.0.0.1:1/0"
@@ -164,7 +165,8 @@ def test_a_limit_out_of_bounds_is_refused(alice, project):
 @pytest.mark.parametrize("role", [Role.MEMBER, Role.VIEWER])
 def test_members_and_viewers_cannot_set_limits(alice, project, role):
     response = logged_in(in_role(project, role, alice=alice)).post(
-        f"/projects/{project.slug}/limits", {"per_credential": "1"})
+        f"/projects/{project.slug}/limits", {"per_credential": "1"}
+    )
     assert response.status_code == 404
     assert Project.objects.get(pk=project.pk).rate_limit_per_credential is None
 

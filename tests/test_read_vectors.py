@@ -16,11 +16,14 @@ from memory.selectors import Memory, scoped
 # halfvec keeps about three significant digits: vectors equal up to storage have a cosine over this
 SAME = 0.999
 
-PARAGRAPHS = [(sentence * 8).strip() for sentence in (
-    "The greenhouse on the north field was rebuilt in March after the storm took its roof. ",
-    "Tomatoes go in the east beds this year, peppers in the west, and the herbs stay by the door. ",
-    "The irrigation timer runs at six in the morning and again at eight in the evening in summer. ",
-)]
+PARAGRAPHS = [
+    (sentence * 8).strip()
+    for sentence in (
+        "The greenhouse on the north field was rebuilt in March after the storm took its roof. ",
+        "Tomatoes go in the east beds this year, peppers in the west, and the herbs stay by the door. ",
+        "The irrigation timer runs at six in the morning and again at eight in the evening in summer. ",
+    )
+]
 
 
 def stored(project, external_id: str) -> list[Passage]:
@@ -46,8 +49,11 @@ def test_a_reply_is_read_with_the_turn_before_it_in_this_read_and_across_reads(a
     first = "Caroline: Did you go to the pottery class on Tuesday?"
     reply = "Melanie: Yes, and I made a bowl for my mother!"
     later = "Caroline: That is lovely, she will use it every day."
-    api.add({"text": first, "id": "t1", "kind": "message", "session": "s", "author": "Caroline"},
-            {"text": reply, "id": "t2", "kind": "message", "session": "s", "author": "Melanie"}, wait=True)
+    api.add(
+        {"text": first, "id": "t1", "kind": "message", "session": "s", "author": "Caroline"},
+        {"text": reply, "id": "t2", "kind": "message", "session": "s", "author": "Melanie"},
+        wait=True,
+    )
     api.add({"text": later, "id": "t3", "kind": "message", "session": "s", "author": "Caroline"}, wait=True)
     (p1,), (p2,), (p3,) = stored(project, "t1"), stored(project, "t2"), stored(project, "t3")
     assert cosine(p1.context_embedding, p1.embedding) > SAME  # the first turn has none before it
@@ -64,8 +70,11 @@ def test_a_turn_gets_no_sentence_vectors_and_a_long_passage_one_per_sentence(api
     turn = "Melanie: We went camping. The kids loved the lake! Then it rained all night."
     assert len(turn) < SENTENCES_FROM_CHARS and len(sentences(turn, "Melanie")) == 0
     document = PARAGRAPHS[0]
-    api.add({"text": turn, "id": "turn", "kind": "message", "session": "s", "author": "Melanie"},
-            {"text": document, "id": "doc", "kind": "document"}, wait=True)
+    api.add(
+        {"text": turn, "id": "turn", "kind": "message", "session": "s", "author": "Melanie"},
+        {"text": document, "id": "doc", "kind": "document"},
+        wait=True,
+    )
     assert sentence_vectors(project, stored(project, "turn")[0]) == []
     (passage,) = stored(project, "doc")
     said = sentences(passage.text, "")
@@ -79,8 +88,11 @@ def test_search_scores_a_long_passage_by_its_best_sentence_and_a_turn_by_itself(
     turn, which has no sentences, its own cosine."""
     turn = "Melanie: The spare key hangs behind the kitchen calendar."
     document = " ".join([PARAGRAPHS[0], "The spare key to the shed hangs behind the kitchen calendar.", PARAGRAPHS[1]])
-    api.add({"text": turn, "id": "turn", "kind": "message", "session": "s", "author": "Melanie"},
-            {"text": document, "id": "doc", "kind": "document"}, wait=True)
+    api.add(
+        {"text": turn, "id": "turn", "kind": "message", "session": "s", "author": "Melanie"},
+        {"text": document, "id": "doc", "kind": "document"},
+        wait=True,
+    )
     question = "Where is the spare key to the shed?"
     (long_passage,), (short,) = stored(project, "doc"), stored(project, "turn")
     memory = Memory.of_end_user(long_passage.end_user_id)
@@ -134,11 +146,16 @@ def test_an_edit_keeps_the_vectors_of_the_passages_it_left_as_they_were(api, pro
 def test_a_passage_keeps_its_vectors_in_its_row(api, project):
     """Search reads a candidate's vectors with its row; out of line, each is a second lookup (migration 0023).
     A passage as long as a document's is cut keeps them too: its text is what moves out, being the biggest."""
-    turn = ("Melanie: We finally went camping at the lake last weekend. The kids swam every morning, we grilled "
-            "fish at night, and it only rained once, so we are already planning the next trip for August.")
+    turn = (
+        "Melanie: We finally went camping at the lake last weekend. The kids swam every morning, we grilled "
+        "fish at night, and it only rained once, so we are already planning the next trip for August."
+    )
     document = " ".join(PARAGRAPHS)[:MAX_CHARS]
-    api.add({"text": turn, "id": "turn", "kind": "message", "session": "s", "author": "Melanie"},
-            {"text": document, "id": "doc", "kind": "document"}, wait=True)
+    api.add(
+        {"text": turn, "id": "turn", "kind": "message", "session": "s", "author": "Melanie"},
+        {"text": document, "id": "doc", "kind": "document"},
+        wait=True,
+    )
     with scoped(project.pk), connection.cursor() as cursor:
         cursor.execute("""
             SELECT i.external_id, pg_column_toast_chunk_id(p.embedding) IS NULL,

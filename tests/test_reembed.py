@@ -21,17 +21,28 @@ TURNS = [
 
 
 def add_memory(api) -> None:
-    api.add(*[{"text": f"{who}: {said}", "id": f"t{n}", "kind": "message", "session": "s", "author": who}
-              for n, (who, said) in enumerate(TURNS)],
-            {"text": "\n\n".join(PARAGRAPHS), "id": "farm", "kind": "document", "title": "Farm notes"}, wait=True)
+    api.add(
+        *[
+            {"text": f"{who}: {said}", "id": f"t{n}", "kind": "message", "session": "s", "author": who}
+            for n, (who, said) in enumerate(TURNS)
+        ],
+        {"text": "\n\n".join(PARAGRAPHS), "id": "farm", "kind": "document", "title": "Farm notes"},
+        wait=True,
+    )
 
 
 def vectors(project) -> dict[str, tuple]:
     """path -> (model, vector, context vector, sentence vectors) of each passage of the project."""
     with scoped(project.pk):
-        return {p.path: (p.model, np.asarray(p.embedding, np.float32), np.asarray(p.context_embedding, np.float32),
-                         [np.asarray(s.embedding, np.float32) for s in p.sentences.order_by("pk")])
-                for p in Passage.objects.prefetch_related("sentences")}
+        return {
+            p.path: (
+                p.model,
+                np.asarray(p.embedding, np.float32),
+                np.asarray(p.context_embedding, np.float32),
+                [np.asarray(s.embedding, np.float32) for s in p.sentences.order_by("pk")],
+            )
+            for p in Passage.objects.prefetch_related("sentences")
+        }
 
 
 def as_an_earlier_model_left_them(project) -> None:

@@ -25,9 +25,9 @@ MEMORY_MODELS = list(apps.get_app_config("memory").get_models())
 OWNER_COLUMNS = ("end_user", "item", "project")
 TRUTH = {
     "end_user": "SELECT t.id, t.end_user_id AS end_user, e.project_id AS project FROM {table} t "
-                "JOIN accounts_enduser e ON e.id = t.end_user_id",
+    "JOIN accounts_enduser e ON e.id = t.end_user_id",
     "item": "SELECT t.id, i.end_user_id AS end_user, e.project_id AS project FROM {table} t "
-            "JOIN memory_item i ON i.id = t.item_id JOIN accounts_enduser e ON e.id = i.end_user_id",
+    "JOIN memory_item i ON i.id = t.item_id JOIN accounts_enduser e ON e.id = i.end_user_id",
     "project": "SELECT t.id, NULL AS end_user, t.project_id AS project FROM {table} t",
 }
 
@@ -65,10 +65,22 @@ def fill(api):
     """Rows in every memory table for the api's end user: items, an edit (a version), a passage long enough
     for its sentences to get vectors of their own, facts, statistics, the written index, and usage with an
     error."""
-    api.add({"text": "I live in Porto. I work at Acme as a designer.", "id": "home", "author": "Alice Chen",
-             "at": "2024-01-10"})
-    api.add({"text": "I live in Lisbon. I work at Acme as a designer. " + "The studio moved to the harbour. " * 12,
-             "id": "home", "author": "Alice Chen", "at": "2025-03-10"})
+    api.add(
+        {
+            "text": "I live in Porto. I work at Acme as a designer.",
+            "id": "home",
+            "author": "Alice Chen",
+            "at": "2024-01-10",
+        }
+    )
+    api.add(
+        {
+            "text": "I live in Lisbon. I work at Acme as a designer. " + "The studio moved to the harbour. " * 12,
+            "id": "home",
+            "author": "Alice Chen",
+            "at": "2025-03-10",
+        }
+    )
     assert api.tool("grep", pattern="Lisbon", limit=99).status_code == 400  # a refused call: an error row
 
 
@@ -84,11 +96,15 @@ def tenants(api, charlie_api, project, other_project):
 
 def test_the_tests_and_the_service_connect_as_a_role_the_policies_hold(db):
     with connection.cursor() as cursor:
-        (me,) = rows(cursor, "SELECT current_user AS name, rolsuper, rolbypassrls FROM pg_roles "
-                             "WHERE rolname = current_user")
-        owned = rows(cursor, "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-                             "WHERE n.nspname = 'public' AND c.relowner = (SELECT oid FROM pg_roles "
-                             "WHERE rolname = current_user)")
+        (me,) = rows(
+            cursor, "SELECT current_user AS name, rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user"
+        )
+        owned = rows(
+            cursor,
+            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = 'public' AND c.relowner = (SELECT oid FROM pg_roles "
+            "WHERE rolname = current_user)",
+        )
     assert me == {"name": APP_ROLE, "rolsuper": False, "rolbypassrls": False}
     assert owned == []
 
@@ -96,16 +112,28 @@ def test_the_tests_and_the_service_connect_as_a_role_the_policies_hold(db):
 def test_every_memory_table_has_row_level_security_forced_and_one_policy(db):
     tables = [model._meta.db_table for model in MEMORY_MODELS]
     with connection.cursor() as cursor:
-        found = {row["relname"]: row for row in rows(cursor, """
+        found = {
+            row["relname"]: row
+            for row in rows(
+                cursor,
+                """
             SELECT c.relname, c.relrowsecurity, c.relforcerowsecurity,
                    (SELECT count(*) FROM pg_policy p WHERE p.polrelid = c.oid) AS policies,
                    (SELECT bool_and(p.polcmd = '*' AND pg_get_expr(p.polqual, p.polrelid)
                                     = pg_get_expr(p.polwithcheck, p.polrelid))
                     FROM pg_policy p WHERE p.polrelid = c.oid) AS same_check
-            FROM pg_class c WHERE c.relname = ANY(%s)""", [tables])}
+            FROM pg_class c WHERE c.relname = ANY(%s)""",
+                [tables],
+            )
+        }
     for table in tables:
-        assert found[table] == {"relname": table, "relrowsecurity": True, "relforcerowsecurity": True,
-                                "policies": 1, "same_check": True}, f"{table} is not protected"
+        assert found[table] == {
+            "relname": table,
+            "relrowsecurity": True,
+            "relforcerowsecurity": True,
+            "policies": 1,
+            "same_check": True,
+        }, f"{table} is not protected"
 
 
 def test_each_scope_sees_exactly_its_own_rows_in_every_table(tenants):
@@ -124,8 +152,11 @@ def test_each_scope_sees_exactly_its_own_rows_in_every_table(tenants):
         expected_owners = {t["P"], t["Q"]} if by_project else {t["A"], t["A2"], t["B"]}
         assert owners >= expected_owners, f"fill() leaves {model.__name__} without rows for every tenant"
         for (project, end_user), (end_users, its_project) in scopes.items():
-            mine = {row["id"] for row in every
-                    if (row["project"] == its_project if by_project else row["end_user"] in end_users)}
+            mine = {
+                row["id"]
+                for row in every
+                if (row["project"] == its_project if by_project else row["end_user"] in end_users)
+            }
             assert visible(model, project, end_user) == mine, (model.__name__, project, end_user)
         assert visible(model) == set(), f"{model.__name__} shows rows with no scope"
 
@@ -146,8 +177,11 @@ def test_a_row_of_another_tenant_cannot_be_written(tenants):
 
 def scope_settings() -> dict:
     with connection.cursor() as cursor:
-        (found,) = rows(cursor, "SELECT current_setting('twin.project', true) AS project, "
-                                "current_setting('twin.end_user', true) AS end_user")
+        (found,) = rows(
+            cursor,
+            "SELECT current_setting('twin.project', true) AS project, "
+            "current_setting('twin.end_user', true) AS end_user",
+        )
     return {name: value or "" for name, value in found.items()}
 
 
@@ -177,19 +211,25 @@ def test_the_text_source_keeps_its_gin_index(tenants):
     """`@@` is LEAKPROOF (twin/database_setup.py), so the policies leave the full-text index to search."""
     memory = Memory(EndUser.objects.get(pk=tenants["A"]))
     with connections[OWNER].cursor() as cursor:  # a memory big enough for the planner to want the index
-        cursor.execute("""
+        cursor.execute(
+            """
             INSERT INTO memory_passage (end_user_id, thread_id, item_id, seq, path, kind, at, author, role, title,
                 about, text, item_ids, embedding, context_embedding, model)
             SELECT end_user_id, thread_id, item_id, seq + g, path || '-' || g, kind, at, author, role, title, about,
                 'A walk along the canal with the dog, day ' || g, item_ids, embedding, context_embedding, model
             FROM memory_passage, generate_series(1, 5000) AS g WHERE end_user_id = %s
-        """, [memory.end_user.pk])
+        """,
+            [memory.end_user.pk],
+        )
         cursor.execute("ANALYZE memory_passage")
     with memory.scoped(), connection.cursor() as cursor:
         plan = retrieval.explain(memory, "Who moved to Lisbon?", PassageFilters())["text"]
         indexes = re.findall(r"Index Scan (?:on|using) (\w+)", plan)
-        methods = rows(cursor, "SELECT a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam "
-                               "WHERE c.relname = ANY(%s)", [indexes])
+        methods = rows(
+            cursor,
+            "SELECT a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.relname = ANY(%s)",
+            [indexes],
+        )
     assert {"amname": "gin"} in methods, plan
 
 

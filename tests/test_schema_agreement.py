@@ -9,9 +9,14 @@ import copy
 from django.test import Client
 
 MINIMAL = {
-    "memory_search": {"query": "q"}, "memory_grep": {"pattern": "p"}, "memory_read": {"path": "index.md"},
-    "memory_ls": {}, "memory_around": {"passage_id": "th_0000000000000000/p_0001"},
-    "memory_history": {"subject": "Alice"}, "memory_latest": {}, "memory_overview": {},
+    "memory_search": {"query": "q"},
+    "memory_grep": {"pattern": "p"},
+    "memory_read": {"path": "index.md"},
+    "memory_ls": {},
+    "memory_around": {"passage_id": "th_0000000000000000/p_0001"},
+    "memory_history": {"subject": "Alice"},
+    "memory_latest": {},
+    "memory_overview": {},
     "memory_add": {"items": [{"text": "x"}]},
 }
 

@@ -1,20 +1,22 @@
 """How search reads the dates a question names (memory/query/features.py): however they are written."""
 
-
 import numpy as np
 import pytest
 
 from memory.query.features import date_features, named_dates
 
 
-@pytest.mark.parametrize("question, day", [
-    ("What did Gina find on 1 February, 2023?", (2023, 2, 1)),
-    ("What painting did she show on October 13, 2023?", (2023, 10, 13)),
-    ("What happened on the 8th of Sept. 2022?", (2022, 9, 8)),
-    ("Who called on Oct 3rd 2021?", (2021, 10, 3)),
-    ("What was said on 2023-05-08?", (2023, 5, 8)),
-    ("What did she do on May 8th?", (None, 5, 8)),
-])
+@pytest.mark.parametrize(
+    "question, day",
+    [
+        ("What did Gina find on 1 February, 2023?", (2023, 2, 1)),
+        ("What painting did she show on October 13, 2023?", (2023, 10, 13)),
+        ("What happened on the 8th of Sept. 2022?", (2022, 9, 8)),
+        ("Who called on Oct 3rd 2021?", (2021, 10, 3)),
+        ("What was said on 2023-05-08?", (2023, 5, 8)),
+        ("What did she do on May 8th?", (None, 5, 8)),
+    ],
+)
 def test_a_named_day_is_read_however_it_is_written(question, day):
     days, months, _ = named_dates(question)
     assert days == {day}

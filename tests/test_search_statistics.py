@@ -21,8 +21,16 @@ NEW_END_USER = (
 
 
 def test_a_search_finds_neighbours_by_their_thread_whatever_the_statistics_say(api, project):
-    turns = [{"text": f"Ana: On day {n} I watered the tomatoes and read a chapter of Dune.", "id": f"t{n}",
-              "kind": "message", "session": f"s{n % 3}", "author": "Ana"} for n in range(150)]
+    turns = [
+        {
+            "text": f"Ana: On day {n} I watered the tomatoes and read a chapter of Dune.",
+            "id": f"t{n}",
+            "kind": "message",
+            "session": f"s{n % 3}",
+            "author": "Ana",
+        }
+        for n in range(150)
+    ]
     api.add(*turns)
     end_user = EndUser.objects.get(project=project, external_id="u_1")
     statements = []
@@ -38,5 +46,11 @@ def test_a_search_finds_neighbours_by_their_thread_whatever_the_statistics_say(a
         with scoped(project.pk, end_user.pk), connection.cursor() as cursor:
             plan = plans.explain(cursor, sql, params)
     # the passages that repeated lookups read and then threw away
-    assert sum(round(node.get("Rows Removed by Filter", 0) * node["Actual Loops"]) for node in plans.nodes(plan)
-               if node.get("Relation Name") == "memory_passage" and node["Actual Loops"] > 1) == 0
+    assert (
+        sum(
+            round(node.get("Rows Removed by Filter", 0) * node["Actual Loops"])
+            for node in plans.nodes(plan)
+            if node.get("Relation Name") == "memory_passage" and node["Actual Loops"] > 1
+        )
+        == 0
+    )

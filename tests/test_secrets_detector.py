@@ -11,14 +11,18 @@ from memory.secrets import DETECTORS, KINDS, WHOLE_TEXT_BELOW, find_secret, scan
 
 B64_88 = "Zm9vYmFyYmF6cXV4" * 5 + "cXV4cXV4cXV4cQ=="  # 88 characters of base64, as Azure prints a key
 HEX_64 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
-JWT = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5"
-       "MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
+JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5"
+    "MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+)
 
 # kind: (a sentence holding a secret, the secret itself)
 SECRETS = {
     "AWS Access Key": ("here's the key {} for the staging bucket", "AKIAIOSFODNN7EXAMPLE"),
     "Azure Storage Account access key": (
-        "DefaultEndpointsProtocol=https;AccountName=photos;AccountKey={};EndpointSuffix=core.windows.net", B64_88),
+        "DefaultEndpointsProtocol=https;AccountName=photos;AccountKey={};EndpointSuffix=core.windows.net",
+        B64_88,
+    ),
     "Cloudant Credentials": ("the replica is https://acme-bluemix:{}@acme-bluemix.cloudant.com", HEX_64),
     "Discord Bot Token": ("bot token {} for the server", "MTIzNDU2Nzg5MDEyMzQ1Njc4.Gx7yQz.abcdefghijklmnopqrstuvwxyz1"),
     "GitHub Token": ("push with {} please", "ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dF3hJ5"),
@@ -29,7 +33,9 @@ SECRETS = {
     "NPM tokens": ("my .npmrc: //registry.npmjs.org/:_authToken={}", "npm_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"),
     "OpenAI Token": ("use {} for the eval", "sk-" + "abcdefghij0123456789" + "T3BlbkFJ" + "ABCDEFGHIJ0123456789"),
     "Private Key": (
-        "server key:\n{}\nMIIEowIBAAKCAQEA7v\n-----END RSA PRIVATE KEY-----", "-----BEGIN RSA PRIVATE KEY-----"),
+        "server key:\n{}\nMIIEowIBAAKCAQEA7v\n-----END RSA PRIVATE KEY-----",
+        "-----BEGIN RSA PRIVATE KEY-----",
+    ),
     "PyPI Token": ("upload with {}", "pypi-AgEIcHlwaS5vcmc" + "Q2xhdWRlUHlQSVRva2VuMTIzNDU2Nzg5MA" * 3),
     "SendGrid API Key": ("mail key {}", "SG.aBcDeFgHiJkLmNoPqRsTuV.a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0u1v"),
     "Slack Token": ("the bot uses {}", "xoxb-1234567890-9876543210-abcdefghijklmnopqrstuvwx"),
@@ -102,19 +108,22 @@ def test_near_misses_are_not_secrets(text):
     assert find_secret(text) is None
 
 
-@pytest.mark.parametrize("text, kind", [
-    ("my password is hunter2", "Password"),
-    ("Password: Tr0ub4dor&3", "Password"),
-    ("the wifi password is bluebird", "Password"),
-    ("passcode to the gate is now 7741", "Password"),
-    ('{"user": "ana", "password": "gingerbread"}', "Password"),
-    ("DB_PASSWORD=pRCNbuEVwroqu", "Password"),
-    ("Amex 3782 822463 10005", "Payment card number"),
-    ("paid with 5555-5555-5555-4444, cvv on the back", "Payment card number"),
-    ("card 4111111111111111", "Payment card number"),
-    ("card 4111 1111 1111 1111 12 26", "Payment card number"),
-    ("CVV 737 then 5555 5555 5555 4444", "Payment card number"),
-])
+@pytest.mark.parametrize(
+    "text, kind",
+    [
+        ("my password is hunter2", "Password"),
+        ("Password: Tr0ub4dor&3", "Password"),
+        ("the wifi password is bluebird", "Password"),
+        ("passcode to the gate is now 7741", "Password"),
+        ('{"user": "ana", "password": "gingerbread"}', "Password"),
+        ("DB_PASSWORD=pRCNbuEVwroqu", "Password"),
+        ("Amex 3782 822463 10005", "Payment card number"),
+        ("paid with 5555-5555-5555-4444, cvv on the back", "Payment card number"),
+        ("card 4111111111111111", "Payment card number"),
+        ("card 4111 1111 1111 1111 12 26", "Payment card number"),
+        ("CVV 737 then 5555 5555 5555 4444", "Payment card number"),
+    ],
+)
 def test_passwords_and_cards_in_their_usual_phrasings(text, kind):
     assert find_secret(text) == kind
 
@@ -150,14 +159,21 @@ def test_a_secret_top_level_key_is_named_without_echoing_it():
 
 def test_a_key_naming_a_password_makes_its_value_one():
     assert scan_item({"text": "ok", "metadata": {"wifi_password": "bluebird"}}) == (
-        "metadata.wifi_password", "Password")
+        "metadata.wifi_password",
+        "Password",
+    )
     assert scan_item({"text": "ok", "metadata": {"door_pin": 4821}}) == ("metadata.door_pin", "Password")
     assert scan_item({"text": "ok", "metadata": {"password_policy": "strict", "pin_count": 3}}) is None
 
 
 def test_a_clean_item_has_no_secret():
-    item = {"text": "Caroline: I went to a LGBTQ support group yesterday.", "author": "Caroline", "role": "user",
-            "session": "conv-26:session_1", "metadata": {"dia_id": "D1:3", "session_number": 1, "ok": True}}
+    item = {
+        "text": "Caroline: I went to a LGBTQ support group yesterday.",
+        "author": "Caroline",
+        "role": "user",
+        "session": "conv-26:session_1",
+        "metadata": {"dia_id": "D1:3", "session_number": 1, "ok": True},
+    }
     assert scan_item(item) is None
 
 

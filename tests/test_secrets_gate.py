@@ -39,8 +39,7 @@ HOLDING = [
     ({"text": "x", "id": "s-role", "role": f"card {CARD}"}, "role", "Payment card number"),
     ({"text": "x", "id": "s-session", "session": SLACK}, "session", "Slack Token"),
     ({"text": "x", "id": "s-about", "about": f"the wifi password is {PASSWORD}"}, "about", "Password"),
-    ({"text": "x", "id": "s-meta", "metadata": {"vault": {"token": GITLAB}}}, "metadata.vault.token",
-     "GitLab Token"),
+    ({"text": "x", "id": "s-meta", "metadata": {"vault": {"token": GITLAB}}}, "metadata.vault.token", "GitLab Token"),
     ({"text": "x", "id": "s-key", "metadata": {GITHUB: "a key that is a secret"}}, "metadata.<key>", "GitHub Token"),
     ({"text": "x", "id": OPENAI}, "id", "OpenAI Token"),
 ]
@@ -56,16 +55,22 @@ def test_an_item_holding_a_secret_is_refused_alone_and_nothing_of_it_is_kept(api
     caplog.set_level(logging.DEBUG, logger="django.db.backends")  # "django" logs from INFO
     connection.force_debug_cursor = True  # every SQL statement, with its values, into the captured log
     try:
-        response = api.tool("add", items=[{"text": "Kept: I like plums", "id": "keep"},
-                                          *(item for item, _, _ in HOLDING)], wait=True)
+        response = api.tool(
+            "add", items=[{"text": "Kept: I like plums", "id": "keep"}, *(item for item, _, _ in HOLDING)], wait=True
+        )
     finally:
         connection.force_debug_cursor = False
     assert response.status_code == 200 and response.json()["searchable"] is True  # all that was stored
     kept, *refused = response.json()["items"]
     assert kept == {"id": "keep", "status": "added", "searchable": True}
     assert refused == [
-        {"id": None if field == "id" else item["id"], "status": "refused", "field": f"items[{i}].{field}",
-         "secret": kind, "searchable": False}
+        {
+            "id": None if field == "id" else item["id"],
+            "status": "refused",
+            "field": f"items[{i}].{field}",
+            "secret": kind,
+            "searchable": False,
+        }
         for i, (item, field, kind) in enumerate(HOLDING, start=1)
     ]
     assert "plums" in caplog.text and "memory_item" in caplog.text  # the log did capture the statements
@@ -84,12 +89,21 @@ def test_an_item_holding_a_secret_is_refused_alone_and_nothing_of_it_is_kept(api
 def test_an_edit_or_a_correction_holding_a_secret_is_refused_and_the_old_version_stays(api, project):
     api.add({"text": "The door code is in the drawer", "id": "door"})
     edit = api.add({"text": "the PIN for the door is 4821", "id": "door"})["items"][0]
-    assert edit == {"id": "door", "status": "refused", "field": "items[0].text", "secret": "Password",
-                    "searchable": False}
+    assert edit == {
+        "id": "door",
+        "status": "refused",
+        "field": "items[0].text",
+        "secret": "Password",
+        "searchable": False,
+    }
     correction = api.tool("correct", id="door", text=f"the key is {AWS}")
     assert correction.status_code == 400
-    assert correction.json() == {"error": "invalid_arguments", "field": "text", "secret": "AWS Access Key",
-                                 "message": "text: holds a secret (AWS Access Key); memory never stores one"}
+    assert correction.json() == {
+        "error": "invalid_arguments",
+        "field": "text",
+        "secret": "AWS Access Key",
+        "message": "text: holds a secret (AWS Access Key); memory never stores one",
+    }
     assert api.tool("versions", id="door").json()["versions"] == []
     assert api.tool("grep", pattern="drawer").json()["found"] == 1
     over_mcp = api.call("memory_add", items=[{"text": f"key {AWS}"}])["result"]
@@ -108,8 +122,13 @@ def test_a_project_that_redacts_stores_the_item_with_the_secret_replaced(api, al
     admin = logged_in(in_role(project, Role.ADMIN))
     response = admin.post(f"/projects/{project.slug}/secrets", {"policy": SecretPolicy.REDACT})
     assert response.status_code == 302
-    answer = api.add({"text": f"the deploy key is {AWS}, and my card {CARD}", "id": "deploy",
-                      "metadata": {"wifi_password": PASSWORD}})["items"][0]
+    answer = api.add(
+        {
+            "text": f"the deploy key is {AWS}, and my card {CARD}",
+            "id": "deploy",
+            "metadata": {"wifi_password": PASSWORD},
+        }
+    )["items"][0]
     assert answer["status"] == "added" and answer["redacted"] == [
         {"field": "items[0].text", "secret": "AWS Access Key"},
         {"field": "items[0].text", "secret": "Payment card number"},
@@ -158,16 +177,42 @@ def test_the_playground_shows_a_refusal_without_the_secret(alice, project):
 
 def _file_with_secrets() -> bytes:
     """An export whose item is clean, but whose earlier version and one fact each hold a secret."""
-    when = {"valid_from": "2024-01-01T00:00:00+00:00", "stated_at": "2024-01-01T00:00:00+00:00",
-            "recorded_at": "2024-01-02T00:00:00+00:00"}
-    line = {"item": {"id": "home", "text": "I live in Porto.", "at": "2024-01-01T00:00:00+00:00"}, "version": 2,
-            "read": True,
-            "versions": [{"version": 1, "text": f"I live in Lisbon; door code key {AWS}",
-                          "replaced_at": "2024-01-01T00:00:00+00:00", "fields": {}}],
-            "facts": [{"subject": "u_1", "attribute": "home_city", "value": "Porto", "kind": "value", **when,
-                       "source": {"item": "home", "passage": 1}},
-                      {"subject": "u_1", "attribute": "token", "value": GITHUB, "kind": "value", **when,
-                       "source": {"item": "home", "passage": 1}}]}
+    when = {
+        "valid_from": "2024-01-01T00:00:00+00:00",
+        "stated_at": "2024-01-01T00:00:00+00:00",
+        "recorded_at": "2024-01-02T00:00:00+00:00",
+    }
+    line = {
+        "item": {"id": "home", "text": "I live in Porto.", "at": "2024-01-01T00:00:00+00:00"},
+        "version": 2,
+        "read": True,
+        "versions": [
+            {
+                "version": 1,
+                "text": f"I live in Lisbon; door code key {AWS}",
+                "replaced_at": "2024-01-01T00:00:00+00:00",
+                "fields": {},
+            }
+        ],
+        "facts": [
+            {
+                "subject": "u_1",
+                "attribute": "home_city",
+                "value": "Porto",
+                "kind": "value",
+                **when,
+                "source": {"item": "home", "passage": 1},
+            },
+            {
+                "subject": "u_1",
+                "attribute": "token",
+                "value": GITHUB,
+                "kind": "value",
+                **when,
+                "source": {"item": "home", "passage": 1},
+            },
+        ],
+    }
     lines = [{"format": "twin-memory-export", "version": 1, "items": 1}, line]
     return b"".join(json.dumps(each).encode() + b"\n" for each in lines)
 
@@ -176,8 +221,9 @@ def _file_with_secrets() -> bytes:
 def test_an_imports_earlier_versions_and_facts_pass_the_gate_too(api, project, policy):
     project.secret_policy = policy
     project.save(update_fields=["secret_policy"])
-    response = api.client.post("/v1/memory/import", data=_file_with_secrets(), content_type="application/x-ndjson",
-                               headers=api.headers())
+    response = api.client.post(
+        "/v1/memory/import", data=_file_with_secrets(), content_type="application/x-ndjson", headers=api.headers()
+    )
     answer = response.json()
     assert response.status_code == 200, answer
     assert answer["statuses"] == {"added": 1} and answer["secrets_caught"] == 2
@@ -192,10 +238,15 @@ def test_an_imports_earlier_versions_and_facts_pass_the_gate_too(api, project, p
 
 def _file_with_a_secret_item() -> bytes:
     """An export of three items, the second of which holds a secret in its own text."""
-    items = [{"id": "n1", "text": "I live in Porto."}, {"id": "n2", "text": f"the deploy key is {AWS}"},
-             {"id": "n3", "text": "I prefer green tea."}]
-    lines = [{"format": "twin-memory-export", "version": 1, "items": len(items)},
-             *({"item": {**item, "at": "2024-01-01T00:00:00+00:00"}} for item in items)]
+    items = [
+        {"id": "n1", "text": "I live in Porto."},
+        {"id": "n2", "text": f"the deploy key is {AWS}"},
+        {"id": "n3", "text": "I prefer green tea."},
+    ]
+    lines = [
+        {"format": "twin-memory-export", "version": 1, "items": len(items)},
+        *({"item": {**item, "at": "2024-01-01T00:00:00+00:00"}} for item in items),
+    ]
     return b"".join(json.dumps(each).encode() + b"\n" for each in lines)
 
 
@@ -205,8 +256,9 @@ def test_an_imported_item_holding_a_secret_is_named_by_line_and_field(api, proje
     never the secret; refused alone (the others stored), or stored redacted when the project redacts."""
     project.secret_policy = policy
     project.save(update_fields=["secret_policy"])
-    response = api.client.post("/v1/memory/import", data=_file_with_a_secret_item(),
-                               content_type="application/x-ndjson", headers=api.headers())
+    response = api.client.post(
+        "/v1/memory/import", data=_file_with_a_secret_item(), content_type="application/x-ndjson", headers=api.headers()
+    )
     answer = response.json()
     assert response.status_code == 200 and leaks(response.content.decode()) == [], answer
     place = [{"line": 3, "field": "item.text", "secret": "AWS Access Key"}]

@@ -44,8 +44,10 @@ def test_an_account_with_too_many_failures_waits_even_with_the_right_password(pe
     assert response.status_code == 429 and not signed_in(client)
     wait = int(response["Retry-After"])
     assert 15 * 60 <= wait <= 2 * 15 * 60, "the failures take a window to slide out"
-    assert f"Too many failed attempts for this account or from this address: try again in {-(-wait // 60)} minutes" \
+    assert (
+        f"Too many failed attempts for this account or from this address: try again in {-(-wait // 60)} minutes"
         in html(response)
+    )
     assert person.email.upper() in html(response), "the form keeps what was typed"
     clock[0] += wait - 2
     assert sign_in(person.email, PASSWORD, fresh_address())[0].status_code == 429
@@ -93,8 +95,12 @@ def test_behind_a_proxy_each_client_has_its_own_allowance(person, settings):
 
     def through_proxy(password, client, claimed="203.0.113.9"):
         forwarded = f"{claimed}, {client}"  # the proxy appends the address it saw; the first is the client's say
-        return Client().post("/login", {"username": f"x-{person.email}", "password": password},
-                             REMOTE_ADDR=proxy, HTTP_X_FORWARDED_FOR=forwarded)
+        return Client().post(
+            "/login",
+            {"username": f"x-{person.email}", "password": password},
+            REMOTE_ADDR=proxy,
+            HTTP_X_FORWARDED_FOR=forwarded,
+        )
 
     for n in range(2):
         through_proxy("guess", client_a, claimed=f"198.51.100.{n}")
@@ -106,10 +112,18 @@ def test_without_trusted_proxies_the_forwarded_header_is_ignored(person, setting
     settings.LOGIN_FAILURES_PER_ADDRESS = 2
     address = fresh_address()
     for n in range(2):
-        Client().post("/login", {"username": f"x{n}-{person.email}", "password": "guess"}, REMOTE_ADDR=address,
-                      HTTP_X_FORWARDED_FOR=fresh_address())
-    response = Client().post("/login", {"username": person.email, "password": PASSWORD}, REMOTE_ADDR=address,
-                             HTTP_X_FORWARDED_FOR=fresh_address())
+        Client().post(
+            "/login",
+            {"username": f"x{n}-{person.email}", "password": "guess"},
+            REMOTE_ADDR=address,
+            HTTP_X_FORWARDED_FOR=fresh_address(),
+        )
+    response = Client().post(
+        "/login",
+        {"username": person.email, "password": PASSWORD},
+        REMOTE_ADDR=address,
+        HTTP_X_FORWARDED_FOR=fresh_address(),
+    )
     assert response.status_code == 429
 
 
@@ -123,8 +137,9 @@ def test_a_locked_out_owner_still_signs_in_through_a_password_reset_link(person,
     owner.post("/password-reset", {"email": person.email})
     link = re.search(r"http://testserver(/reset/\S+)", mail.outbox[-1].body).group(1)
     form = owner.get(link, follow=True)
-    done = owner.post(form.redirect_chain[-1][0], {"new_password1": "brand-new-pass-7",
-                                                   "new_password2": "brand-new-pass-7"})
+    done = owner.post(
+        form.redirect_chain[-1][0], {"new_password1": "brand-new-pass-7", "new_password2": "brand-new-pass-7"}
+    )
     assert done["Location"] == "/reset/done" and signed_in(owner), "the reset signs the owner in"
     assert "You are signed in" in html(owner.get("/reset/done"))
 
@@ -135,8 +150,9 @@ def test_a_stalled_redis_answers_503_in_a_moment_instead_of_holding_the_sign_in(
     with socket.socket() as stalled:
         stalled.bind(("127.0.0.1", 0))
         stalled.listen(8)  # connections are queued by the kernel and never read from
-        settings.CACHES = {"default": {**settings.CACHES["default"],
-                                       "LOCATION": f"redis://127.0.0.1:{stalled.getsockname()[1]}/0"}}
+        settings.CACHES = {
+            "default": {**settings.CACHES["default"], "LOCATION": f"redis://127.0.0.1:{stalled.getsockname()[1]}/0"}
+        }
         started = time.monotonic()
         response, client = sign_in(person.email, PASSWORD, fresh_address())
         assert time.monotonic() - started < 1.5

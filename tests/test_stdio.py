@@ -11,8 +11,16 @@ from django.conf import settings
 from memory.tools import SAVE_POLICY
 from tests.worker import ROOT
 
-READ_TOOLS = ["memory_search", "memory_grep", "memory_read", "memory_ls", "memory_around", "memory_history",
-              "memory_latest", "memory_overview"]
+READ_TOOLS = [
+    "memory_search",
+    "memory_grep",
+    "memory_read",
+    "memory_ls",
+    "memory_around",
+    "memory_history",
+    "memory_latest",
+    "memory_overview",
+]
 LOCAL_TOOLS = ["memory_recall", "memory_lessons", "memory_how_they_work", "memory_next"]
 
 
@@ -33,10 +41,24 @@ def server_args(project, *extra):
 
 def sdk(tmp_path, project, calls, *extra) -> dict:
     spec = tmp_path / "spec.json"
-    spec.write_text(json.dumps({"command": sys.executable, "args": server_args(project, *extra), "cwd": str(ROOT),
-                                "env": server_env(), "calls": calls}))
-    result = subprocess.run([sys.executable, "-P", str(ROOT / "tests" / "sdk" / "mcp_stdio_client.py"), str(spec)],
-                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    spec.write_text(
+        json.dumps(
+            {
+                "command": sys.executable,
+                "args": server_args(project, *extra),
+                "cwd": str(ROOT),
+                "env": server_env(),
+                "calls": calls,
+            }
+        )
+    )
+    result = subprocess.run(
+        [sys.executable, "-P", str(ROOT / "tests" / "sdk" / "mcp_stdio_client.py"), str(spec)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     answer = json.loads(result.stdout.strip().splitlines()[-1])
     assert answer["ok"], answer
@@ -45,18 +67,39 @@ def sdk(tmp_path, project, calls, *extra) -> dict:
 
 def raw(project, lines: list[str], *extra) -> list[dict]:
     """Lines straight into the server's stdin; its stdout, parsed (every line must be JSON-RPC)."""
-    result = subprocess.run([sys.executable, *server_args(project, *extra)], cwd=ROOT, env=server_env(),
-                            input="".join(line + "\n" for line in lines), capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, *server_args(project, *extra)],
+        cwd=ROOT,
+        env=server_env(),
+        input="".join(line + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     return [json.loads(line) for line in result.stdout.splitlines()]
 
 
 @pytest.fixture
 def seeded(api):
-    api.add({"text": "Alice: I adopted a cat called Miso.", "kind": "message", "session": "s1", "author": "Alice",
-             "id": "m1", "at": "2026-03-01T10:00:00"},
-            {"text": "Bob: What colour is Miso?", "kind": "message", "session": "s1", "author": "Bob", "id": "m2",
-             "at": "2026-03-01T10:01:00"})
+    api.add(
+        {
+            "text": "Alice: I adopted a cat called Miso.",
+            "kind": "message",
+            "session": "s1",
+            "author": "Alice",
+            "id": "m1",
+            "at": "2026-03-01T10:00:00",
+        },
+        {
+            "text": "Bob: What colour is Miso?",
+            "kind": "message",
+            "session": "s1",
+            "author": "Bob",
+            "id": "m2",
+            "at": "2026-03-01T10:01:00",
+        },
+    )
     return api
 
 
@@ -68,10 +111,15 @@ def test_without_writes_it_lists_the_read_and_local_tools(seeded, project, tmp_p
 
 
 def test_with_writes_it_adds_memory_add_and_the_save_policy(seeded, project, tmp_path):
-    answer = sdk(tmp_path, project, [
-        ["memory_add", {"items": [{"text": "Prefers window seats", "id": "seat"}], "wait": True}],
-        ["memory_grep", {"pattern": "window seats"}],
-    ], "--writes")
+    answer = sdk(
+        tmp_path,
+        project,
+        [
+            ["memory_add", {"items": [{"text": "Prefers window seats", "id": "seat"}], "wait": True}],
+            ["memory_grep", {"pattern": "window seats"}],
+        ],
+        "--writes",
+    )
     assert answer["tools"] == READ_TOOLS + LOCAL_TOOLS + ["memory_add"]
     assert "Save almost everything" in answer["instructions"]
     add, grep = answer["calls"]
@@ -81,10 +129,16 @@ def test_with_writes_it_adds_memory_add_and_the_save_policy(seeded, project, tmp
 
 def test_the_read_tools_answer_as_over_http(seeded, project, tmp_path):
     passage = seeded.tool("grep", pattern="Miso.").json()["hits"][0]
-    calls = [["memory_search", {"query": "cat's name"}], ["memory_grep", {"pattern": "miso"}],
-             ["memory_read", {"path": passage["path"]}], ["memory_ls", {}],
-             ["memory_around", {"passage_id": passage["passage_id"]}], ["memory_history", {"subject": "Alice"}],
-             ["memory_latest", {"k": 1}], ["memory_overview", {}]]
+    calls = [
+        ["memory_search", {"query": "cat's name"}],
+        ["memory_grep", {"pattern": "miso"}],
+        ["memory_read", {"path": passage["path"]}],
+        ["memory_ls", {}],
+        ["memory_around", {"passage_id": passage["passage_id"]}],
+        ["memory_history", {"subject": "Alice"}],
+        ["memory_latest", {"k": 1}],
+        ["memory_overview", {}],
+    ]
     answer = sdk(tmp_path, project, calls)
     for (name, arguments), call in zip(calls, answer["calls"]):
         http = seeded.tool(name.removeprefix("memory_"), **arguments)
@@ -96,18 +150,39 @@ def test_the_read_tools_answer_as_over_http(seeded, project, tmp_path):
 
 def test_it_speaks_line_delimited_json_rpc_and_refuses_what_it_should(seeded, read_api, project):
     missing = "passages/memory/notes/café.md"
-    out = raw(project, [
-        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
-        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        "not json",
-        json.dumps([{"jsonrpc": "2.0", "id": 2, "method": "ping"}]),
-        json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-                    "params": {"name": "memory_add", "arguments": {"items": [{"text": "x"}]}}}),
-        json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
-                    "params": {"name": "memory_grep", "arguments": {"pattern": "x", "limit": 99}}}),
-        json.dumps({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
-                    "params": {"name": "memory_read", "arguments": {"path": missing}}}),
-    ])
+    out = raw(
+        project,
+        [
+            json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+            json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            "not json",
+            json.dumps([{"jsonrpc": "2.0", "id": 2, "method": "ping"}]),
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 3,
+                    "method": "tools/call",
+                    "params": {"name": "memory_add", "arguments": {"items": [{"text": "x"}]}},
+                }
+            ),
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 4,
+                    "method": "tools/call",
+                    "params": {"name": "memory_grep", "arguments": {"pattern": "x", "limit": 99}},
+                }
+            ),
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 5,
+                    "method": "tools/call",
+                    "params": {"name": "memory_read", "arguments": {"path": missing}},
+                }
+            ),
+        ],
+    )
     assert out[0] == {"jsonrpc": "2.0", "id": 1, "result": {}}
     assert [o["error"]["code"] for o in out[1:5]] == [-32700, -32600, -32600, -32602]
     refused = read_api.tool("add", items=[{"text": "x"}])
@@ -128,18 +203,38 @@ def test_add_descriptions_match_the_hosted_server(seeded, project):
 
 
 def test_it_needs_a_usable_account_and_project(project):
-    bad = subprocess.run([sys.executable, "manage.py", "mcp", "--account", "no spaces"], cwd=ROOT,
-                         env=server_env(), capture_output=True, text=True, timeout=60, input="")
+    bad = subprocess.run(
+        [sys.executable, "manage.py", "mcp", "--account", "no spaces"],
+        cwd=ROOT,
+        env=server_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        input="",
+    )
     assert bad.returncode != 0 and "X-Twin-Account" in bad.stderr
-    missing = subprocess.run([sys.executable, "manage.py", "mcp", "--account", "u_1", "--project", "nope"],
-                             cwd=ROOT, env=server_env(), capture_output=True, text=True, timeout=60, input="")
+    missing = subprocess.run(
+        [sys.executable, "manage.py", "mcp", "--account", "u_1", "--project", "nope"],
+        cwd=ROOT,
+        env=server_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        input="",
+    )
     assert missing.returncode != 0 and "No project" in missing.stderr
 
 
 def test_it_refuses_to_start_without_the_stdio_process_kind(project):
-    started = subprocess.run([sys.executable, *server_args(project)], cwd=ROOT, env=server_env(stdio=False),
-                             capture_output=True, text=True, timeout=60,
-                             input=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}) + "\n")
+    started = subprocess.run(
+        [sys.executable, *server_args(project)],
+        cwd=ROOT,
+        env=server_env(stdio=False),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        input=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}) + "\n",
+    )
     assert started.returncode != 0 and started.stdout == ""
     assert "TWIN_PROCESS=stdio python manage.py mcp" in started.stderr
 
@@ -148,14 +243,23 @@ def test_the_sdk_calls_each_of_the_twelve_on_connector_data(project, tmp_path):
     from django.core.management import call_command
 
     call_command("loadsample", "--account", "u_1", "--project", project.slug)
-    answer = sdk(tmp_path, project, [
-        ["memory_search", {"query": "Why did the Friday deploy fail?"}], ["memory_grep", {"pattern": "INC-101"}],
-        ["memory_read", {"path": "index.md"}], ["memory_ls", {"path": "passages/memory/"}],
-        ["memory_latest", {"k": 3}], ["memory_overview", {}], ["memory_history", {"subject": "Tom Becker"}],
-        ["memory_recall", {"question": "When was the last rollback?", "as_of": "2025-04-12"}],
-        ["memory_lessons", {"task": "deploy the payments service on a Friday afternoon"}],
-        ["memory_how_they_work", {"who": "Tom Becker"}], ["memory_next", {"who": "Tom Becker", "top": 2}],
-    ])
+    answer = sdk(
+        tmp_path,
+        project,
+        [
+            ["memory_search", {"query": "Why did the Friday deploy fail?"}],
+            ["memory_grep", {"pattern": "INC-101"}],
+            ["memory_read", {"path": "index.md"}],
+            ["memory_ls", {"path": "passages/memory/"}],
+            ["memory_latest", {"k": 3}],
+            ["memory_overview", {}],
+            ["memory_history", {"subject": "Tom Becker"}],
+            ["memory_recall", {"question": "When was the last rollback?", "as_of": "2025-04-12"}],
+            ["memory_lessons", {"task": "deploy the payments service on a Friday afternoon"}],
+            ["memory_how_they_work", {"who": "Tom Becker"}],
+            ["memory_next", {"who": "Tom Becker", "top": 2}],
+        ],
+    )
     calls = {c["name"]: c for c in answer["calls"]}
     grep = json.loads(calls["memory_grep"]["text"])
     around = sdk(tmp_path, project, [["memory_around", {"passage_id": grep["hits"][0]["passage_id"], "width": 1}]])

@@ -42,8 +42,11 @@ def kept(given: dict[str, list[int]], words: list[str], terms: list[str]) -> tup
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(given=st.dictionaries(lexemes, positions, max_size=5), words=words,
-       extra=st.lists(lexemes | st.sampled_from(["alpha", "beta", "omega"]), max_size=4))
+@given(
+    given=st.dictionaries(lexemes, positions, max_size=5),
+    words=words,
+    extra=st.lists(lexemes | st.sampled_from(["alpha", "beta", "omega"]), max_size=4),
+)
 def test_the_counts_read_from_tsvector_text_are_postgresqls_own(given, words, extra):
     terms = sorted(set(list(given)[:2] + words[:2] + extra))
     read, counted = kept(given, words, terms)
@@ -51,8 +54,11 @@ def test_the_counts_read_from_tsvector_text_are_postgresqls_own(given, words, ex
 
 
 def test_a_repeated_word_counts_each_time_and_a_term_not_there_not_at_all():
-    read, _ = kept({"it's": [1, 9], "back\\slash": [2]}, ["alpha", "beta", "alpha", "alpha"],
-                   ["alpha", "it's", "back\\slash", "zeta"])
+    read, _ = kept(
+        {"it's": [1, 9], "back\\slash": [2]},
+        ["alpha", "beta", "alpha", "alpha"],
+        ["alpha", "it's", "back\\slash", "zeta"],
+    )
     assert read == {"alpha": 3, "it's": 2, "back\\slash": 1}
     assert kept({}, ["alpha"], [])[0] == {}
 

@@ -17,9 +17,13 @@ def held(project) -> dict:
         passages = Passage.objects.filter(end_user__external_id="u_1")
         by_kind = {PLURAL[r["kind"]]: r["n"] for r in passages.values("kind").annotate(n=Count("id"))}
         span = passages.aggregate(first=Min("at"), last=Max("at"), threads=Count("thread", distinct=True))
-    return {"passages": sum(by_kind.values()), "passages_by_kind": by_kind, "threads": span["threads"],
-            "first": span["first"].date().isoformat() if span["first"] else None,
-            "last": span["last"].date().isoformat() if span["last"] else None}
+    return {
+        "passages": sum(by_kind.values()),
+        "passages_by_kind": by_kind,
+        "threads": span["threads"],
+        "first": span["first"].date().isoformat() if span["first"] else None,
+        "last": span["last"].date().isoformat() if span["last"] else None,
+    }
 
 
 def said(api) -> dict:
@@ -27,18 +31,27 @@ def said(api) -> dict:
     body = api.tool("overview").json()
     index = api.tool("read", path="index.md").json()["text"]
     counts = body["counts"]
-    shown = {"passages": counts["passages"], "passages_by_kind": counts["passages_by_kind"],
-             "threads": counts["threads"], "first": body["first_at"][:10], "last": body["last_at"][:10]}
-    assert (f"{counts['items']} items in {counts['threads']} threads, {counts['passages']} passages, "
-            f"from {shown['first']} to {shown['last']}.") in index
+    shown = {
+        "passages": counts["passages"],
+        "passages_by_kind": counts["passages_by_kind"],
+        "threads": counts["threads"],
+        "first": body["first_at"][:10],
+        "last": body["last_at"][:10],
+    }
+    assert (
+        f"{counts['items']} items in {counts['threads']} threads, {counts['passages']} passages, "
+        f"from {shown['first']} to {shown['last']}."
+    ) in index
     return shown
 
 
 def test_the_counts_follow_the_passages_through_reads_edits_and_forgets(api, project):
-    api.add({"text": "We met at the cafe.", "id": "m1", "kind": "message", "session": "s1", "at": "2026-01-10"},
-            {"text": "Then we walked the dog.", "id": "m2", "kind": "message", "session": "s1", "at": "2026-02-11"},
-            {"text": "Buy milk.", "id": "n1", "kind": "note", "at": "2026-03-12"},
-            {"text": LONG, "id": "plan", "kind": "document", "title": "Plan", "at": "2026-04-13"})
+    api.add(
+        {"text": "We met at the cafe.", "id": "m1", "kind": "message", "session": "s1", "at": "2026-01-10"},
+        {"text": "Then we walked the dog.", "id": "m2", "kind": "message", "session": "s1", "at": "2026-02-11"},
+        {"text": "Buy milk.", "id": "n1", "kind": "note", "at": "2026-03-12"},
+        {"text": LONG, "id": "plan", "kind": "document", "title": "Plan", "at": "2026-04-13"},
+    )
     first = held(project)
     assert first["passages_by_kind"]["documents"] > 1, "the document is cut into several passages"
     assert said(api) == first

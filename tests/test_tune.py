@@ -10,10 +10,15 @@ NAMES = ("good", "noise")
 
 def question(conversation, features, evidence, *, category=1, n_evidence=None, threads=None):
     """One question: each candidate's features and the bits of the evidence items it holds."""
-    return {"features": np.array(features, float), "evidence": evidence,
-            "threads": threads or list(range(len(evidence))), "conversation": conversation, "category": category,
-            "n_evidence": n_evidence or max(1, bin(np.bitwise_or.reduce(evidence)).count("1")),
-            "evidence_threads": {t for t, bits in zip(threads or range(len(evidence)), evidence) if bits}}
+    return {
+        "features": np.array(features, float),
+        "evidence": evidence,
+        "threads": threads or list(range(len(evidence))),
+        "conversation": conversation,
+        "category": category,
+        "n_evidence": n_evidence or max(1, bin(np.bitwise_or.reduce(evidence)).count("1")),
+        "evidence_threads": {t for t, bits in zip(threads or range(len(evidence)), evidence) if bits},
+    }
 
 
 def made_up(seed=0, conversations=("a", "b", "c", "d", "e"), questions=30, good=0):
@@ -32,8 +37,9 @@ def made_up(seed=0, conversations=("a", "b", "c", "d", "e"), questions=30, good=
 
 
 def test_order_is_stable_on_ties_and_leaves_padding_last():
-    data = tune.pad([question("a", [[1, 0], [1, 0], [2, 0]], [0, 1, 0]),
-                     question("a", [[0, 0]] * 5, [0, 0, 0, 0, 1])], 2)
+    data = tune.pad(
+        [question("a", [[1, 0], [1, 0], [2, 0]], [0, 1, 0]), question("a", [[0, 0]] * 5, [0, 0, 0, 0, 1])], 2
+    )
     got = tune.order(data, np.array([1.0, 0.0]), 3)
     assert got[0].tolist() == [2, 0, 1]  # the tie between 0 and 1 keeps their order
     assert got[1].tolist() == [0, 1, 2]
@@ -41,9 +47,16 @@ def test_order_is_stable_on_ties_and_leaves_padding_last():
 
 
 def test_figures_score_the_ranking_the_weights_give():
-    rows = [question("a", [[0.9, 0], [0.1, 0], [0.5, 0]] + [[0.0, 0]] * 10, [0, 1, 2] + [0] * 10, n_evidence=2,
-                     threads=[7, 8, 9] + list(range(10, 20))),
-            question("a", [[float(i), 0] for i in range(12)], [1] + [0] * 11)]  # its evidence ranks last
+    rows = [
+        question(
+            "a",
+            [[0.9, 0], [0.1, 0], [0.5, 0]] + [[0.0, 0]] * 10,
+            [0, 1, 2] + [0] * 10,
+            n_evidence=2,
+            threads=[7, 8, 9] + list(range(10, 20)),
+        ),
+        question("a", [[float(i), 0] for i in range(12)], [1] + [0] * 11),
+    ]  # its evidence ranks last
     data = tune.pad(rows, 2)
     got = tune.figures(data, np.array([1.0, 0.0]))
     # Question 0 ranks 0, 2, 1: bit 2 (evidence item 2) at rank 2, bit 1 at rank 3.
@@ -82,10 +95,17 @@ def test_leave_one_out_never_fits_on_the_conversation_it_scores():
     for data in (first, last):
         for i in range(len(data.category)):
             c = int(data.valid[i].sum())
-            rows.append({"features": data.features[i, :c], "evidence": list(data.evidence[i, :c]),
-                         "threads": list(data.threads[i, :c]), "n_evidence": int(data.n_evidence[i]),
-                         "conversation": str(data.conversation[i]), "category": int(data.category[i]),
-                         "evidence_threads": data.evidence_threads[i]})
+            rows.append(
+                {
+                    "features": data.features[i, :c],
+                    "evidence": list(data.evidence[i, :c]),
+                    "threads": list(data.threads[i, :c]),
+                    "n_evidence": int(data.n_evidence[i]),
+                    "conversation": str(data.conversation[i]),
+                    "category": int(data.category[i]),
+                    "evidence_threads": data.evidence_threads[i],
+                }
+            )
     data = tune.pad(rows, 2)
     fits = tune.leave_one_out(data, NAMES)
     assert sorted(fits) == ["a", "b", "c", "d", "e"]
@@ -94,8 +114,11 @@ def test_leave_one_out_never_fits_on_the_conversation_it_scores():
     assert fits["e"] != tune.fit(data, np.ones(len(rows), bool), NAMES)  # e would pull the fit its way
     held = tune.held_out(data, fits, NAMES)
     assert len(held) == len(rows)
-    e = [r["recall@10"] for r, c in zip(held, data.conversation[np.argsort(data.conversation, kind="stable")])
-         if c == "e"]
+    e = [
+        r["recall@10"]
+        for r, c in zip(held, data.conversation[np.argsort(data.conversation, kind="stable")])
+        if c == "e"
+    ]
     in_sample = tune.figures(data, np.array([fits["e"][n] for n in NAMES]), data.conversation == "a")
     assert np.mean(e) < in_sample["recall@10"].mean() - 0.2
     shipped = metrics.median_weights(list(fits.values()))
@@ -118,7 +141,8 @@ def test_the_offline_order_is_the_order_search_gives():
     data = tune.pad(rows, len(names))
     offline = tune.order(data, retrieval.weight_vector(weights), 10)
     for i, r in enumerate(rows):
-        found = retrieval.Candidates(np.arange(100, 100 + len(r["evidence"])), np.zeros(len(r["evidence"]), int),
-                                     r["features"])
+        found = retrieval.Candidates(
+            np.arange(100, 100 + len(r["evidence"])), np.zeros(len(r["evidence"]), int), r["features"]
+        )
         online = [pid - 100 for pid, _ in retrieval.best(found, weights, 10)]
         assert offline[i][: len(online)].tolist() == online

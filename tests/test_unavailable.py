@@ -31,8 +31,9 @@ def impatient(transactional_db):
 def locked(table: str):
     """`table` locked against every reader by a connection of the test's own, until the block ends."""
     db = connection.settings_dict
-    blocker = psycopg.connect(dbname=db["NAME"], user=db["USER"], password=db["PASSWORD"] or None,
-                              host=db["HOST"], port=db["PORT"] or None)
+    blocker = psycopg.connect(
+        dbname=db["NAME"], user=db["USER"], password=db["PASSWORD"] or None, host=db["HOST"], port=db["PORT"] or None
+    )
     try:
         blocker.execute(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
         yield

@@ -13,13 +13,20 @@ from memory.portability.format import LINE_SCHEMA
 from memory.tools import TOOLS
 from memory.validation import _passes
 
-SETTINGS = settings(max_examples=20, derandomize=True, deadline=None, database=None,
-                    suppress_health_check=list(HealthCheck))
+SETTINGS = settings(
+    max_examples=20, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+)
 SCHEMAS = {**{tool.name: tool.input_schema for tool in TOOLS}, "import line": LINE_SCHEMA}
-JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
-                    | st.text(max_size=8) | st.sampled_from(["x\n", "2024-01-01\n", "\u2028", "😀" * 3]),
-                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
-                    max_leaves=6)
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8)
+    | st.sampled_from(["x\n", "2024-01-01\n", "\u2028", "😀" * 3]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6,
+)
 
 
 def _valid(schema, value) -> bool:
@@ -35,7 +42,7 @@ def _swap_one_leaf(value, data):
         return {**value, data.draw(st.text(max_size=8)): data.draw(JSON)}
     if isinstance(value, list) and value:
         i = data.draw(st.integers(0, len(value) - 1))
-        return [*value[:i], _swap_one_leaf(value[i], data), *value[i + 1:]]
+        return [*value[:i], _swap_one_leaf(value[i], data), *value[i + 1 :]]
     return data.draw(JSON)
 
 
@@ -51,17 +58,20 @@ def test_the_quick_check_says_yes_to_valid_arguments_and_never_to_faulty_ones(na
         assert _valid(schema, changed), changed
 
 
-@pytest.mark.parametrize("value", [
-    {"items": [{"text": "hi", "author": "Ann\n"}]},  # jsonschema's `$` lets one line feed through
-    {"items": [{"text": "hi", "at": "2024-01-01\n"}]},
-    {"items": [{"text": "hi", "kind": "letter"}]},
-    {"items": [{"text": ""}]},
-    {"items": [{"text": "x" * 100_001}]},
-    {"items": [{"text": "hi", "extra": 1}]},
-    {"items": []},
-    {"items": [{"text": True}]},
-    {},
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"items": [{"text": "hi", "author": "Ann\n"}]},  # jsonschema's `$` lets one line feed through
+        {"items": [{"text": "hi", "at": "2024-01-01\n"}]},
+        {"items": [{"text": "hi", "kind": "letter"}]},
+        {"items": [{"text": ""}]},
+        {"items": [{"text": "x" * 100_001}]},
+        {"items": [{"text": "hi", "extra": 1}]},
+        {"items": []},
+        {"items": [{"text": True}]},
+        {},
+    ],
+)
 def test_the_quick_check_refuses_what_jsonschema_refuses_or_lets_jsonschema_decide(value):
     schema = SCHEMAS["memory_add"]
     assert not (_passes(schema, value) and not _valid(schema, value))

@@ -22,8 +22,10 @@ JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_
 WHERE c.table_schema = 'public' AND t.table_type = 'BASE TABLE' AND c.data_type = ANY(%s)
 ORDER BY c.table_name, c.ordinal_position
 """
-_HOLDING = ("SELECT w AS word FROM unnest(%s::text[]) w "
-            "WHERE EXISTS (SELECT 1 FROM {table} WHERE strpos(lower({column}::text), w) > 0)")
+_HOLDING = (
+    "SELECT w AS word FROM unnest(%s::text[]) w "
+    "WHERE EXISTS (SELECT 1 FROM {table} WHERE strpos(lower({column}::text), w) > 0)"
+)
 
 
 def text_columns() -> list[dict]:
@@ -41,8 +43,9 @@ def in_database(words: list[str]) -> dict[str, list[str]]:
     with owner.cursor() as cursor:
         for column in text_columns():
             table, name = column["table_name"], column["column_name"]
-            cursor.execute(_HOLDING.format(table=owner.ops.quote_name(table), column=owner.ops.quote_name(name)),
-                           [wanted])
+            cursor.execute(
+                _HOLDING.format(table=owner.ops.quote_name(table), column=owner.ops.quote_name(name)), [wanted]
+            )
             for row in named_rows(cursor):
                 found.setdefault(row["word"], []).append(f"{table}.{name}")
     return found

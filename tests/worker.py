@@ -22,13 +22,39 @@ def running_worker(queue: str, *, processes: int | None = None, **env):
     log = tempfile.NamedTemporaryFile("w+", suffix=".log", delete=False)
     # Each pytest process has such a worker beside it on the same cores: one model thread each, no nicer than
     # the tests that wait on it (the fault tests' own stack runs the production defaults).
-    environment = {**os.environ, "TWIN_DB_NAME": settings.DATABASES["default"]["NAME"], "TWIN_QUEUE": queue,
-                   "TWIN_PROCESS": "worker", "READ_WORKER_NICENESS": "0", "READ_MODEL_THREADS": "1", **env}
+    environment = {
+        **os.environ,
+        "TWIN_DB_NAME": settings.DATABASES["default"]["NAME"],
+        "TWIN_QUEUE": queue,
+        "TWIN_PROCESS": "worker",
+        "READ_WORKER_NICENESS": "0",
+        "READ_MODEL_THREADS": "1",
+        **env,
+    }
     process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "twin", "worker", "-Q", queue, "--loglevel", "info",
-         *(["-P", "solo"] if processes is None else ["--concurrency", str(processes)]),
-         "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", f"test-{os.getpid()}-{time.time()}"],
-        cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT, start_new_session=processes is not None,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "twin",
+            "worker",
+            "-Q",
+            queue,
+            "--loglevel",
+            "info",
+            *(["-P", "solo"] if processes is None else ["--concurrency", str(processes)]),
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "-n",
+            f"test-{os.getpid()}-{time.time()}",
+        ],
+        cwd=ROOT,
+        env=environment,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=processes is not None,
     )
     try:
         deadline = time.monotonic() + 60

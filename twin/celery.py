@@ -15,4 +15,3 @@ app.autodiscover_tasks()
 # Each (re)connection to the broker sweeps unread items (memory.tasks.SweepOnConnect); named, not imported,
 # because the tasks need Django, which is set up after this module.
 app.steps["consumer"].add("memory.tasks.SweepOnConnect")
-

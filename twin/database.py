@@ -65,8 +65,12 @@ def embedded_config(var_dir: Path, user: str, name: str = DATABASE_NAME) -> dict
 
 def pool_options() -> dict:
     """Django's psycopg pool for one web process (sizes in twin/capacity.py, from the environment)."""
-    return {"min_size": capacity.DB_POOL_MIN, "max_size": capacity.DB_POOL_MAX,
-            "timeout": capacity.DB_POOL_TIMEOUT, "max_waiting": capacity.DB_POOL_MAX_WAITING}
+    return {
+        "min_size": capacity.DB_POOL_MIN,
+        "max_size": capacity.DB_POOL_MAX,
+        "timeout": capacity.DB_POOL_TIMEOUT,
+        "max_waiting": capacity.DB_POOL_MAX_WAITING,
+    }
 
 
 def _connection_options(config: dict, *, pooled: bool, persistent: bool = True) -> dict:
@@ -110,5 +114,7 @@ def databases(var_dir: Path, process_kind: str) -> dict:
     else:
         app, owner = embedded_config(var_dir, APP_ROLE), embedded_config(var_dir, OWNER_ROLE)
     web = process_kind == WEB  # the one kind with a pool and a statement timeout
-    return {DEFAULT: _connection_options(app, pooled=web),
-            OWNER: _connection_options(owner, pooled=False, persistent=not web)}
+    return {
+        DEFAULT: _connection_options(app, pooled=web),
+        OWNER: _connection_options(owner, pooled=False, persistent=not web),
+    }

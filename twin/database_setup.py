@@ -58,10 +58,14 @@ def server_steps(database: str) -> list[Step]:
         *_role(OWNER_ROLE, "LOGIN NOSUPERUSER CREATEDB NOCREATEROLE BYPASSRLS"),
         # It serves every request, task and command: row-level security holds it to its scope.
         *_role(APP_ROLE, "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS"),
-        Step(f'CREATE DATABASE "{database}" OWNER {OWNER_ROLE};',
-             f"SELECT NOT EXISTS (SELECT 1 FROM pg_database WHERE datname = '{database}')"),
-        Step(f'ALTER DATABASE "{database}" OWNER TO {OWNER_ROLE};',
-             f"SELECT pg_get_userbyid(datdba) <> '{OWNER_ROLE}' FROM pg_database WHERE datname = '{database}'"),
+        Step(
+            f'CREATE DATABASE "{database}" OWNER {OWNER_ROLE};',
+            f"SELECT NOT EXISTS (SELECT 1 FROM pg_database WHERE datname = '{database}')",
+        ),
+        Step(
+            f'ALTER DATABASE "{database}" OWNER TO {OWNER_ROLE};',
+            f"SELECT pg_get_userbyid(datdba) <> '{OWNER_ROLE}' FROM pg_database WHERE datname = '{database}'",
+        ),
     ]
 
 
@@ -103,14 +107,18 @@ def database_steps(*, template: bool = False) -> list[Step]:
         # an index scan and search's text source falls to a sequential scan (3.5 ms -> 43.6 ms on 200,000
         # passages). It raises no error that could tell anything of a row. Where an admin may not do this
         # (a hosted server), search still answers, slower on big memories.
-        Step("-- may be refused on a hosted server: search then answers, slower on big memories\n"
-             "ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF;",
-             "SELECT NOT proleakproof FROM pg_proc WHERE oid = 'pg_catalog.ts_match_vq(tsvector, tsquery)'"
-             "::regprocedure"),
+        Step(
+            "-- may be refused on a hosted server: search then answers, slower on big memories\n"
+            "ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF;",
+            "SELECT NOT proleakproof FROM pg_proc WHERE oid = 'pg_catalog.ts_match_vq(tsvector, tsquery)'"
+            "::regprocedure",
+        ),
         Step("REVOKE CREATE ON SCHEMA public FROM PUBLIC;"),  # PostgreSQL < 15 lets every role create there
         # What twin_owner creates from now on (every migration's tables and functions), twin_app may use.
-        Step(f"ALTER DEFAULT PRIVILEGES FOR ROLE {OWNER_ROLE} "
-             f"GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON TABLES TO {APP_ROLE};"),
+        Step(
+            f"ALTER DEFAULT PRIVILEGES FOR ROLE {OWNER_ROLE} "
+            f"GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON TABLES TO {APP_ROLE};"
+        ),
         Step(f"ALTER DEFAULT PRIVILEGES FOR ROLE {OWNER_ROLE} GRANT USAGE, SELECT ON SEQUENCES TO {APP_ROLE};"),
         Step(f"ALTER DEFAULT PRIVILEGES FOR ROLE {OWNER_ROLE} REVOKE EXECUTE ON FUNCTIONS FROM PUBLIC;"),
         Step(f"ALTER DEFAULT PRIVILEGES FOR ROLE {OWNER_ROLE} GRANT EXECUTE ON FUNCTIONS TO {APP_ROLE};"),
@@ -127,17 +135,23 @@ def database_steps(*, template: bool = False) -> list[Step]:
 def tuning_steps(shared_buffers: str | None = None) -> list[Step]:
     """The embedded server's settings (from its next start); `shared_buffers` overrides the default's."""
     wanted = {**EMBEDDED_SETTINGS, **({"shared_buffers": shared_buffers} if shared_buffers else {})}
-    return [Step(f"ALTER SYSTEM SET {name} = '{value}';",
-                 f"SELECT coalesce((SELECT setting <> '{value}' FROM pg_file_settings WHERE name = '{name}' "
-                 f"AND sourcefile LIKE '%postgresql.auto.conf' ORDER BY seqno DESC LIMIT 1), true)")
-            for name, value in wanted.items()]
+    return [
+        Step(
+            f"ALTER SYSTEM SET {name} = '{value}';",
+            f"SELECT coalesce((SELECT setting <> '{value}' FROM pg_file_settings WHERE name = '{name}' "
+            f"AND sourcefile LIKE '%postgresql.auto.conf' ORDER BY seqno DESC LIMIT 1), true)",
+        )
+        for name, value in wanted.items()
+    ]
 
 
 def script(database: str) -> str:
     """The SQL an admin runs with psql as a superuser on an external server: the roles, the database, then
     (connected to it) what twin_app may do."""
-    lines = ["-- twin memory, run once by a superuser: psql -v ON_ERROR_STOP=1 -f twin.sql; then give each role",
-             f"-- a password as your server wants: ALTER ROLE {OWNER_ROLE} PASSWORD '…'; ALTER ROLE {APP_ROLE} …"]
+    lines = [
+        "-- twin memory, run once by a superuser: psql -v ON_ERROR_STOP=1 -f twin.sql; then give each role",
+        f"-- a password as your server wants: ALTER ROLE {OWNER_ROLE} PASSWORD '…'; ALTER ROLE {APP_ROLE} …",
+    ]
     lines += [step.sql for step in server_steps(database)]
     lines += [f'\\connect "{database}"']
     lines += [step.sql for step in database_steps()]
@@ -165,7 +179,9 @@ def embedded_superuser(var_dir, dbname: str) -> str:
 def set_up_embedded(var_dir, database: str, *, shared_buffers: str | None = None) -> list[str]:
     """Every step on the embedded server, as its superuser; returns the statements run. A throwaway server
     (the fault tests') asks for smaller `shared_buffers` than the default."""
-    return (run(server_steps(database), embedded_superuser(var_dir, "postgres"))
-            + run(database_steps(), embedded_superuser(var_dir, database))
-            + run(database_steps(template=True), embedded_superuser(var_dir, TEMPLATE))
-            + run(tuning_steps(shared_buffers), embedded_superuser(var_dir, "postgres")))
+    return (
+        run(server_steps(database), embedded_superuser(var_dir, "postgres"))
+        + run(database_steps(), embedded_superuser(var_dir, database))
+        + run(database_steps(template=True), embedded_superuser(var_dir, TEMPLATE))
+        + run(tuning_steps(shared_buffers), embedded_superuser(var_dir, "postgres"))
+    )

@@ -35,16 +35,29 @@ class BodyLimitMiddleware:
     def __call__(self, request):
         declared = request.META.get("CONTENT_LENGTH") or "0"
         if not (declared.isascii() and declared.isdigit() and len(declared) <= CONTENT_LENGTH_DIGITS_MAX):
-            return JsonResponse({"error": "bad_request", "message": "Content-Length must be a number of bytes.",
-                                 "field": "Content-Length"}, status=400)
+            return JsonResponse(
+                {
+                    "error": "bad_request",
+                    "message": "Content-Length must be a number of bytes.",
+                    "field": "Content-Length",
+                },
+                status=400,
+            )
         size = int(declared)
         if size > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:  # only then is the route's own bound looked up
             bound = declared_bound(request.path_info)
             if bound is None and request.path.startswith("/v1/"):
                 bound = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
             if bound is not None and size > bound:
-                return JsonResponse({"error": "too_large", "message": f"The body is {size:,} bytes; at most "
-                                     f"{bound:,}.", "field": "body", "bound": bound}, status=413)
+                return JsonResponse(
+                    {
+                        "error": "too_large",
+                        "message": f"The body is {size:,} bytes; at most {bound:,}.",
+                        "field": "body",
+                        "bound": bound,
+                    },
+                    status=413,
+                )
         return self.get_response(request)
 
 

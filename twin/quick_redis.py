@@ -33,10 +33,16 @@ def client(timeout: float) -> redis.Redis:
     found = _clients.get((url, timeout))
     if found is None:
         with _lock:
-            found = _clients.setdefault((url, timeout), redis.Redis.from_url(
-                url, socket_timeout=timeout, socket_connect_timeout=timeout, retry=Retry(NoBackoff(), 0),
-                decode_responses=True,
-            ))
+            found = _clients.setdefault(
+                (url, timeout),
+                redis.Redis.from_url(
+                    url,
+                    socket_timeout=timeout,
+                    socket_connect_timeout=timeout,
+                    retry=Retry(NoBackoff(), 0),
+                    decode_responses=True,
+                ),
+            )
     return found
 
 

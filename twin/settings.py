@@ -21,8 +21,9 @@ VAR_DIR = Path(os.environ.get("TWIN_VAR_DIR", BASE_DIR / "var"))
 PROCESS_KINDS = process.KINDS
 PROCESS_KIND = os.environ.get(process.ENVIRONMENT, process.DEFAULT)
 if PROCESS_KIND not in PROCESS_KINDS:
-    raise ImproperlyConfigured(f"{process.ENVIRONMENT} is {PROCESS_KIND!r}; "
-                               f"it must be one of {', '.join(PROCESS_KINDS)}.")
+    raise ImproperlyConfigured(
+        f"{process.ENVIRONMENT} is {PROCESS_KIND!r}; it must be one of {', '.join(PROCESS_KINDS)}."
+    )
 
 
 def env_bool(name: str, default: bool = False) -> bool:
@@ -195,7 +196,10 @@ CELERY_WORKER_CONCURRENCY = capacity.WORKER_CONCURRENCY  # prefork children (twi
 # once, with a short connect timeout, and the item is left to the sweep (memory.services.enqueue_read).
 # Elsewhere the broker is retried as Celery does by default.
 BROKER_CONNECT_SECONDS_WEB = 0.1  # a broker on the network accepts within a millisecond or two
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 600, "socket_connect_timeout": CELERY_BROKER_CONNECTION_TIMEOUT}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": 600,
+    "socket_connect_timeout": CELERY_BROKER_CONNECTION_TIMEOUT,
+}
 if PROCESS_KIND == process.WEB:
     CELERY_BROKER_TRANSPORT_OPTIONS.update(max_retries=0, socket_connect_timeout=BROKER_CONNECT_SECONDS_WEB)
 # The stdio server reads what it saves itself, in its own process, so it works with no worker running.

@@ -26,8 +26,9 @@ class Unavailable(ApiError):
     """The service cannot answer now, through no fault of the caller: try again after `retry_after` s."""
 
     def __init__(self, message: str, retry_after: int):
-        super().__init__(SERVICE_UNAVAILABLE, UNAVAILABLE, f"{message} Try again in {retry_after} s.",
-                         retry_after=retry_after)
+        super().__init__(
+            SERVICE_UNAVAILABLE, UNAVAILABLE, f"{message} Try again in {retry_after} s.", retry_after=retry_after
+        )
         self.retry_after = retry_after
 
 

@@ -8,18 +8,30 @@ from mcp import oauth
 from mcp.views import mcp_endpoint
 
 # Sign-in (OAuth). The names are django-oauth-toolkit's, in its namespace, so its metadata view finds them.
-oauth_patterns = ([
-    path(".well-known/oauth-authorization-server", oauth.OAuthServerMetadataView.as_view(),
-         name="oauth-server-metadata"),
-    path(".well-known/oauth-protected-resource", oauth.ProtectedResourceMetadataView.as_view(),
-         name="oauth-resource-metadata"),
-    path(".well-known/oauth-protected-resource/v1/mcp", oauth.ProtectedResourceMetadataView.as_view(),
-         name="oauth-resource-metadata-mcp"),
-    path("oauth/authorize", ConsentView.as_view(), name="authorize"),
-    path("oauth/token", oauth.TokenView.as_view(), name="token"),
-    path("oauth/revoke", RevokeTokenView.as_view(), name="revoke-token"),
-    path("oauth/register", oauth.register, name="dcr-register"),
-], "oauth2_provider")
+oauth_patterns = (
+    [
+        path(
+            ".well-known/oauth-authorization-server",
+            oauth.OAuthServerMetadataView.as_view(),
+            name="oauth-server-metadata",
+        ),
+        path(
+            ".well-known/oauth-protected-resource",
+            oauth.ProtectedResourceMetadataView.as_view(),
+            name="oauth-resource-metadata",
+        ),
+        path(
+            ".well-known/oauth-protected-resource/v1/mcp",
+            oauth.ProtectedResourceMetadataView.as_view(),
+            name="oauth-resource-metadata-mcp",
+        ),
+        path("oauth/authorize", ConsentView.as_view(), name="authorize"),
+        path("oauth/token", oauth.TokenView.as_view(), name="token"),
+        path("oauth/revoke", RevokeTokenView.as_view(), name="revoke-token"),
+        path("oauth/register", oauth.register, name="dcr-register"),
+    ],
+    "oauth2_provider",
+)
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),

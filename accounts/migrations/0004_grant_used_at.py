@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0003_invitations'),
+        ("accounts", "0003_invitations"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='oauthgrant',
-            name='used_at',
+            model_name="oauthgrant",
+            name="used_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
     ]

@@ -15,7 +15,8 @@ class Migration(migrations.Migration):
             name="secret_policy",
             field=models.CharField(
                 choices=[("refuse", "Refuse the item"), ("redact", "Store it with each secret redacted")],
-                default="refuse", max_length=8,
+                default="refuse",
+                max_length=8,
             ),
         ),
     ]

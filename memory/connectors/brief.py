@@ -63,11 +63,21 @@ def _day(value) -> str:
 
 def records(memory: Memory, kept: Kept) -> list[dict]:
     """Dated facts, then the dated events among the top passages, each with its address."""
-    out = [{"kind": "fact", "at": f["since"], "subject": f["subject"], "attribute": f["attribute"],
-            "value": f["value"], "until": f["until"], "passage_id": f["passage_id"], "path": f["source"],
+    out = [
+        {
+            "kind": "fact",
+            "at": f["since"],
+            "subject": f["subject"],
+            "attribute": f["attribute"],
+            "value": f["value"],
+            "until": f["until"],
+            "passage_id": f["passage_id"],
+            "path": f["source"],
             "line": f"{_day(f['since'])} {f['subject']} {f['attribute'].replace('_', ' ')}: {f['value']}"
-                    + (f" (until {_day(f['until'])})" if f["until"] else "")}
-           for f in kept.facts]
+            + (f" (until {_day(f['until'])})" if f["until"] else ""),
+        }
+        for f in kept.facts
+    ]
     items = {p.item_id: p for _, p in reversed(kept.hits)}  # an item's best-ranked passage
     found = {e.pk: e for e in events(memory, queryset=memory.items().filter(pk__in=list(items)))}
     for pk in dict.fromkeys(p.item_id for _, p in kept.hits):  # in the order of the ranking
@@ -76,9 +86,20 @@ def records(memory: Memory, kept: Kept) -> list[dict]:
             continue
         where = f" on {e.surface}" if e.surface else ""
         outcome = f" ({e.outcome})" if e.outcome else ""
-        out.append({"kind": "event", "at": iso(e.at), "who": e.author, "action": e.action, "surface": e.surface,
-                    "outcome": e.outcome, "thread": e.thread, "passage_id": p.passage_id, "path": p.path,
-                    "line": f"{_day(e.at)} {e.author or 'someone'} {e.action}{where}{outcome}"})
+        out.append(
+            {
+                "kind": "event",
+                "at": iso(e.at),
+                "who": e.author,
+                "action": e.action,
+                "surface": e.surface,
+                "outcome": e.outcome,
+                "thread": e.thread,
+                "passage_id": p.passage_id,
+                "path": p.path,
+                "line": f"{_day(e.at)} {e.author or 'someone'} {e.action}{where}{outcome}",
+            }
+        )
     return out
 
 
@@ -88,7 +109,7 @@ def _named_actions(question: str, actions: set[str]) -> list[str]:
     named = []
     for action in sorted(actions, key=len):
         stem = action.split("_")[0]
-        if len(stem) >= STEM_MIN and any(w.startswith(stem[:max(STEM_MIN, len(stem) - 1)]) for w in words):
+        if len(stem) >= STEM_MIN and any(w.startswith(stem[: max(STEM_MIN, len(stem) - 1)]) for w in words):
             if not any(a.split("_")[0] == stem for a in named):
                 named.append(action)
     return named
@@ -110,8 +131,14 @@ def _two_things(question: str, dated: list[dict]) -> list[dict]:
     if len(named) >= 2:
         return list(named.values())[:2]
     first = dated[0] if dated else None
-    other = next((r for r in dated[1:] if first and r.get("thread", r["passage_id"]) !=
-                  first.get("thread", first["passage_id"])), None)
+    other = next(
+        (
+            r
+            for r in dated[1:]
+            if first and r.get("thread", r["passage_id"]) != first.get("thread", first["passage_id"])
+        ),
+        None,
+    )
     return [first, other] if other else []
 
 
@@ -120,34 +147,60 @@ def work_out(memory: Memory, kept: Kept) -> list[dict]:
     q, moment = kept.question, kept.as_of or timezone.now()
     lines: list[dict] = []
     dated = [r for r in kept.records if r.get("at")] or [
-        {"at": iso(p.at), "passage_id": p.passage_id, "line": p.text[:LINE_CHARS]} for _, p in kept.hits[:UNDATED_HITS]]
+        {"at": iso(p.at), "passage_id": p.passage_id, "line": p.text[:LINE_CHARS]} for _, p in kept.hits[:UNDATED_HITS]
+    ]
     named = _named_actions(q, {r["action"] for r in dated if r.get("action")})
     if HOW_LONG.search(q) and dated:
         r = next((r for r in dated if r.get("action") in named), dated[0])
         days = (moment.date() - datetime.fromisoformat(r["at"]).date()).days
-        lines.append({"kind": "days_before", "value": days, "inputs": [{"at": r["at"], "passage_id": r["passage_id"]}],
-                      "as_of": _day(moment), "line": f"{r['line']}: {days} days before {_day(moment)}"})
+        lines.append(
+            {
+                "kind": "days_before",
+                "value": days,
+                "inputs": [{"at": r["at"], "passage_id": r["passage_id"]}],
+                "as_of": _day(moment),
+                "line": f"{r['line']}: {days} days before {_day(moment)}",
+            }
+        )
     if HOW_MANY.search(q):
-        people = [name for name in authors(memory)
-                  if any(part in q for part in name.split() if len(part) >= NAME_PART_MIN)]
+        people = [
+            name for name in authors(memory) if any(part in q for part in name.split() if len(part) >= NAME_PART_MIN)
+        ]
         everything = events(memory, before=kept.as_of)
         for action in _named_actions(q, {e.action for e in everything} - {CHAT}):
             found = [e for e in everything if e.action == action and (not people or e.author in people)]
             cites = passages_of(memory, [e.pk for e in found[-COUNT_CITES:]])
             who = f" by {' or '.join(people)}" if people else ""
             span = f", first {_day(found[0].at)}, last {_day(found[-1].at)}" if found else ""
-            lines.append({"kind": "count", "value": len(found), "action": action, "who": people,
-                          "before": _day(moment),
-                          "inputs": [{"at": iso(e.at), "passage_id": cites[e.pk].passage_id}
-                                     for e in found[-COUNT_CITES:] if e.pk in cites],
-                          "line": f"{len(found)} {action} events{who} before {_day(moment)}{span}"})
+            lines.append(
+                {
+                    "kind": "count",
+                    "value": len(found),
+                    "action": action,
+                    "who": people,
+                    "before": _day(moment),
+                    "inputs": [
+                        {"at": iso(e.at), "passage_id": cites[e.pk].passage_id}
+                        for e in found[-COUNT_CITES:]
+                        if e.pk in cites
+                    ],
+                    "line": f"{len(found)} {action} events{who} before {_day(moment)}{span}",
+                }
+            )
     pair = _two_things(q, dated)
     if WHICH_FIRST.search(q) and pair:
         a, b = sorted(pair, key=lambda r: r["at"])
         gap = (datetime.fromisoformat(b["at"]) - datetime.fromisoformat(a["at"])).days
-        lines.append({"kind": "order", "first": a["passage_id"], "then": b["passage_id"], "days_apart": gap,
-                      "inputs": [{"at": r["at"], "passage_id": r["passage_id"]} for r in (a, b)],
-                      "line": f"first {_label(a)}, then {_label(b)}, {gap} days apart"})
+        lines.append(
+            {
+                "kind": "order",
+                "first": a["passage_id"],
+                "then": b["passage_id"],
+                "days_apart": gap,
+                "inputs": [{"at": r["at"], "passage_id": r["passage_id"]} for r in (a, b)],
+                "line": f"first {_label(a)}, then {_label(b)}, {gap} days apart",
+            }
+        )
     return lines
 
 
@@ -158,15 +211,21 @@ def features(memory: Memory, kept: Kept) -> dict[str, float]:
         return {name: 0.0 for name in WEIGHTS}
     terms = set(retrieval.query_terms(kept.question))
     top = [p for _, p in hits[:COVER_TOP]]
-    lexemes = dict(memory.passages().filter(pk__in=[p.pk for _, p in hits]).annotate(
-        lex=Func(F("search"), function="tsvector_to_array", output_field=ArrayField(CharField())))
-        .values_list("pk", "lex"))
+    lexemes = dict(
+        memory.passages()
+        .filter(pk__in=[p.pk for _, p in hits])
+        .annotate(lex=Func(F("search"), function="tsvector_to_array", output_field=ArrayField(CharField())))
+        .values_list("pk", "lex")
+    )
     covered = [terms & set(lexemes.get(p.pk) or ()) for p in top]
     share = (lambda found: len(found) / len(terms)) if terms else (lambda found: 0.0)
     # The question names a person: do that person's own passages hold the rest of its words?
     names = {m.group(0).casefold() for m in _NAME.finditer(kept.question)}
-    people = {a.casefold() for a in authors(memory) if a.casefold() in names
-              or any(part.casefold() in names for part in a.split() if len(part) >= NAME_PART_MIN)}
+    people = {
+        a.casefold()
+        for a in authors(memory)
+        if a.casefold() in names or any(part.casefold() in names for part in a.split() if len(part) >= NAME_PART_MIN)
+    }
     name_terms = set(retrieval.query_terms(" ".join(people))) if people else set()
     rest = terms - name_terms
     own = [set(lexemes.get(p.pk) or ()) & rest for _, p in hits if p.author.casefold() in people]
@@ -174,9 +233,13 @@ def features(memory: Memory, kept: Kept) -> dict[str, float]:
     person_cover = max((len(c) / len(rest) for c in own), default=0.0) if people and rest else max(map(share, covered))
     # Someone else's passages answering it better is the mark of a question about the wrong person.
     other_cover = max((len(c) / len(rest) for c in others), default=0.0) if people and rest else person_cover
-    return {"cover_one": max(map(share, covered)), "person_cover": person_cover,
-            "other_lead": other_cover - person_cover, "top": hits[0][0] * TOP_SCALE / sum(retrieval.WEIGHTS.values()),
-            "facts": float(bool(kept.facts))}
+    return {
+        "cover_one": max(map(share, covered)),
+        "person_cover": person_cover,
+        "other_lead": other_cover - person_cover,
+        "top": hits[0][0] * TOP_SCALE / sum(retrieval.WEIGHTS.values()),
+        "facts": float(bool(kept.facts)),
+    }
 
 
 def enough(values: dict[str, float]) -> float:

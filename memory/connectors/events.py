@@ -47,14 +47,21 @@ def as_event(pk, external_id, at, author, kind, session, text, metadata) -> Even
     """One item's row as an Event, reading the metadata conventions (a plain item: kind and session)."""
     meta = metadata if isinstance(metadata, dict) else {}
     action = _text(meta.get("action")).casefold() or kind
-    return Event(pk=pk, item_id=external_id, at=at, author=author or "", action=action,
-                 surface=_text(meta.get("surface")) or session or "", source=_text(meta.get("source")),
-                 outcome=_text(meta.get("outcome")), thread=_text(meta.get("thread")) or session or "",
-                 text=text)
+    return Event(
+        pk=pk,
+        item_id=external_id,
+        at=at,
+        author=author or "",
+        action=action,
+        surface=_text(meta.get("surface")) or session or "",
+        source=_text(meta.get("source")),
+        outcome=_text(meta.get("outcome")),
+        thread=_text(meta.get("thread")) or session or "",
+        text=text,
+    )
 
 
-def events(memory: Memory, *, author: str | None = None, before: datetime | None = None,
-           queryset=None) -> list[Event]:
+def events(memory: Memory, *, author: str | None = None, before: datetime | None = None, queryset=None) -> list[Event]:
     """The memory's items as events, oldest first (the newest EVENTS_MAX), optionally one author's."""
     rows = queryset if queryset is not None else memory.items()
     if author is not None:
@@ -105,8 +112,12 @@ def resolve_person(memory: Memory, who: str) -> str:
         partial = [name for name in known if name.casefold().startswith(key)] if key else []
     if len(partial) == 1:
         return partial[0]
-    raise CannotAnswer("unknown_person", f"Nothing in this memory was written by {who!r}.", who=who,
-                       nearest=nearest_people(known, who) or known[:NEAREST_PEOPLE])
+    raise CannotAnswer(
+        "unknown_person",
+        f"Nothing in this memory was written by {who!r}.",
+        who=who,
+        nearest=nearest_people(known, who) or known[:NEAREST_PEOPLE],
+    )
 
 
 def owner(memory: Memory) -> str:
@@ -134,5 +145,9 @@ def passages_of(memory: Memory, item_pks) -> dict[int, object]:
 
 def cite(passage, text: str | None = None) -> dict:
     """A passage as a lesson, record or run-up cites it: path, passage_id, at, text."""
-    return {"path": passage.path, "passage_id": passage.passage_id, "at": iso(passage.at),
-            "text": text if text is not None else passage.text}
+    return {
+        "path": passage.path,
+        "passage_id": passage.passage_id,
+        "at": iso(passage.at),
+        "text": text if text is not None else passage.text,
+    }

@@ -30,16 +30,27 @@ SURFACES_SHOWN = 5  # the surfaces the person wrote on most, listed beside the o
 VOICE_EXAMPLES = 2  # of the person's latest messages on the surface, cited as examples of their voice
 _WORD = re.compile(r"[\w'’-]+")
 # A greeting word, then whom it greets ("all", "team", a name), then its comma or colon.
-_GREETING = re.compile(r"^\s*(?:(?:good\s+)?(?:morning|afternoon|evening)|hi|hey|hello|hiya|yo|heads up|dear)\b"
-                       r"(?:\s+(?:all|team|folks|everyone|everybody|there|people|y'all|(?-i:[A-Z]\w+))){0,2}"
-                       r"[,:!]?(?=\s|$)", re.I)
-_SIGNOFF = re.compile(r"(?:^|[.!?,\s])((?:thanks|thank you|many thanks|cheers|best|regards|kind regards|thx|ty)\b"
-                      r"[^.!?\n]{0,20}|[—–-]\s*[A-Z]\w+|[\U0001F300-\U0001FAFF\u2600-\u27BF]+)\s*$", re.I)
-_CASUAL = re.compile(r"\b(lgtm|fwiw|ptal|gonna|wanna|yo|lol|tbh|imo|btw|thx|ty|yeah|yep|nope|hey|cool|"
-                     r"awesome)\b|[\U0001F300-\U0001FAFF]|!", re.I)
+_GREETING = re.compile(
+    r"^\s*(?:(?:good\s+)?(?:morning|afternoon|evening)|hi|hey|hello|hiya|yo|heads up|dear)\b"
+    r"(?:\s+(?:all|team|folks|everyone|everybody|there|people|y'all|(?-i:[A-Z]\w+))){0,2}"
+    r"[,:!]?(?=\s|$)",
+    re.I,
+)
+_SIGNOFF = re.compile(
+    r"(?:^|[.!?,\s])((?:thanks|thank you|many thanks|cheers|best|regards|kind regards|thx|ty)\b"
+    r"[^.!?\n]{0,20}|[—–-]\s*[A-Z]\w+|[\U0001F300-\U0001FAFF\u2600-\u27BF]+)\s*$",
+    re.I,
+)
+_CASUAL = re.compile(
+    r"\b(lgtm|fwiw|ptal|gonna|wanna|yo|lol|tbh|imo|btw|thx|ty|yeah|yep|nope|hey|cool|"
+    r"awesome)\b|[\U0001F300-\U0001FAFF]|!",
+    re.I,
+)
 _FORMAL = re.compile(r"\b(please|regards|kindly|I will|I have|we will|thank you|reminder|priority)\b")
-STOP = set("a an the to of on in for and or is are was be it this that i we you at as with by from so "
-           "my our your me us them they he she his her its not no but if".split())
+STOP = set(
+    "a an the to of on in for and or is are was be it this that i we you at as with by from so "
+    "my our your me us them they he she his her its not no but if".split()
+)
 
 
 def _run_up(sequence: list[Event], i: int) -> tuple[str, ...]:
@@ -76,9 +87,17 @@ def run_ups(sequence: list[Event], *, surface: str = "") -> list[dict]:
                 if count / len(where) >= USUAL:
                     steps, seen = best, count
                     break
-        example = max((i for i in where if befores[i][-len(steps):] == steps or not steps), default=where[-1])
-        out.append({"action": action, "times": len(where), "steps": list(steps), "seen": seen,
-                    "share": round(seen / len(where), 2), "_example": example})
+        example = max((i for i in where if befores[i][-len(steps) :] == steps or not steps), default=where[-1])
+        out.append(
+            {
+                "action": action,
+                "times": len(where),
+                "steps": list(steps),
+                "seen": seen,
+                "share": round(seen / len(where), 2),
+                "_example": example,
+            }
+        )
     return out
 
 
@@ -100,8 +119,7 @@ def voice(written: list[Event]) -> dict:
     greetings = Counter(m.group(0).strip() for t in texts if (m := _GREETING.match(t)))
     signoffs = Counter(m.group(1).strip() for t in texts if (m := _SIGNOFF.search(t)))
     casual = sum(bool(_CASUAL.search(t)) or t[:1].islower() for t in texts)
-    formal = sum(bool(_FORMAL.search(t)) or (t[:1].isupper() and t.rstrip()[-1:] in ".")
-                 for t in texts)
+    formal = sum(bool(_FORMAL.search(t)) or (t[:1].isupper() and t.rstrip()[-1:] in ".") for t in texts)
     share = casual / max(casual + formal, 1)
     register = "casual" if share >= CASUAL_SHARE else "formal" if share <= FORMAL_SHARE else "mixed"
     grams: Counter = Counter()
@@ -109,24 +127,34 @@ def voice(written: list[Event]) -> dict:
         body = _GREETING.sub("", t)
         body = _SIGNOFF.sub("", body)
         words = [w.casefold() for w in _WORD.findall(body)]
-        found = {tuple(words[i:i + n]) for n in range(PHRASE_WORDS_MIN, PHRASE_WORDS_MAX + 1)
-                 for i in range(len(words) - n + 1)}
+        found = {
+            tuple(words[i : i + n])
+            for n in range(PHRASE_WORDS_MIN, PHRASE_WORDS_MAX + 1)
+            for i in range(len(words) - n + 1)
+        }
         grams.update(g for g in found if g[0] not in STOP and g[-1] not in STOP)
     repeated = {g: c for g, c in grams.items() if c >= PHRASE_REPEATS}
     # A phrase is the longest run its words recur in: drop a run inside a longer one seen as often.
-    maximal = [(g, c) for g, c in repeated.items()
-               if not any(len(o) > len(g) and oc >= c and " ".join(g) in " ".join(o) for o, oc in repeated.items())]
+    maximal = [
+        (g, c)
+        for g, c in repeated.items()
+        if not any(len(o) > len(g) and oc >= c and " ".join(g) in " ".join(o) for o, oc in repeated.items())
+    ]
     maximal.sort(key=lambda gc: (-gc[1] * len(gc[0]), gc[0]))
     phrases = [" ".join(g) for g, _ in maximal[:PHRASES_MAX]]
     words = [len(_WORD.findall(t)) for t in texts]
-    return {"messages": len(texts), "average_words": round(statistics.mean(words), 1),
-            "median_characters": int(statistics.median(len(t) for t in texts)), "register": register,
-            "casual_share": round(share, 2),
-            "greetings": [{"text": g, "count": c} for g, c in greetings.most_common(GREETINGS_SHOWN)],
-            "greeting_share": round(sum(greetings.values()) / len(texts), 2),
-            "sign_offs": [{"text": s, "count": c} for s, c in signoffs.most_common(GREETINGS_SHOWN)],
-            "sign_off_share": round(sum(signoffs.values()) / len(texts), 2),
-            "phrases": phrases}
+    return {
+        "messages": len(texts),
+        "average_words": round(statistics.mean(words), 1),
+        "median_characters": int(statistics.median(len(t) for t in texts)),
+        "register": register,
+        "casual_share": round(share, 2),
+        "greetings": [{"text": g, "count": c} for g, c in greetings.most_common(GREETINGS_SHOWN)],
+        "greeting_share": round(sum(greetings.values()) / len(texts), 2),
+        "sign_offs": [{"text": s, "count": c} for s, c in signoffs.most_common(GREETINGS_SHOWN)],
+        "sign_off_share": round(sum(signoffs.values()) / len(texts), 2),
+        "phrases": phrases,
+    }
 
 
 def memory_how_they_work(*, memory: Memory, who: str, surface: str = "") -> dict:
@@ -149,8 +177,13 @@ def memory_how_they_work(*, memory: Memory, who: str, surface: str = "") -> dict
     for entry in found:
         entry["example"] = _example(sequence, entry.pop("_example"), entry["steps"], passages)
     here = [e for e in written if e.surface == chosen] if chosen else written
-    answer = {"who": person, "surface": chosen, "surfaces": dict(surfaces.most_common(SURFACES_SHOWN)),
-              "run_ups": found, "voice": voice(here)}
+    answer = {
+        "who": person,
+        "surface": chosen,
+        "surfaces": dict(surfaces.most_common(SURFACES_SHOWN)),
+        "run_ups": found,
+        "voice": voice(here),
+    }
     samples = [e for e in here if e.pk in passages][-VOICE_EXAMPLES:]
     answer["voice"]["examples"] = [cite(passages[e.pk]) for e in samples]
     return answer

@@ -26,11 +26,16 @@ RELEVANT_SPREAD = 0.2  # and at most this far below the best one
 ACCOUNT_BONUS = 0.1  # a written lesson says more than a bare outcome of the same relevance
 
 # PostgreSQL word bounds (\m \M): the words that mark a written account of an attempt.
-ACCOUNT_SQL = (r"\m(tried|try|failed|worked|lessons?|next time|root cause|we now|from now on|postmortem|"
-               r"post-mortem|learned|learnt|rolled back|reverted)\M")
+ACCOUNT_SQL = (
+    r"\m(tried|try|failed|worked|lessons?|next time|root cause|we now|from now on|postmortem|"
+    r"post-mortem|learned|learnt|rolled back|reverted)\M"
+)
 _ACCOUNT = re.compile(ACCOUNT_SQL.replace(r"\m", r"\b").replace(r"\M", r"\b"), re.I)
-_TAKEAWAY = re.compile(r"\b(lessons?|next time|we now|from now on|never again|should have|learn(?:ed|t)|"
-                       r"always|going forward)\b", re.I)
+_TAKEAWAY = re.compile(
+    r"\b(lessons?|next time|we now|from now on|never again|should have|learn(?:ed|t)|"
+    r"always|going forward)\b",
+    re.I,
+)
 _CAUSE = re.compile(r"\broot cause\b", re.I)
 _RESULT = re.compile(r"\b(worked|work|succeeded|failed|broke|reverted|rolled back)\b", re.I)
 _TRIED = re.compile(r"\b(tried|try)\b", re.I)
@@ -103,9 +108,12 @@ def _tally_lesson(events: list) -> str:
 def memory_lessons(*, memory: Memory, task: str) -> dict:
     """The lessons of past attempts like `task`: each with its outcome, how many attempts it rests on, and
     the passages behind it. CannotAnswer when memory records no attempt like it."""
-    rows = (memory.items().filter(Q(metadata__has_key="outcome") | Q(text__iregex=ACCOUNT_SQL))
-            .order_by("-at", "-pk")
-            .values_list("pk", "external_id", "at", "author", "kind", "session", "text", "metadata"))
+    rows = (
+        memory.items()
+        .filter(Q(metadata__has_key="outcome") | Q(text__iregex=ACCOUNT_SQL))
+        .order_by("-at", "-pk")
+        .values_list("pk", "external_id", "at", "author", "kind", "session", "text", "metadata")
+    )
     attempts = [as_event(*row) for row in rows[:CANDIDATES_MAX]]
     passages = passages_of(memory, [e.pk for e in attempts])
     attempts = [e for e in attempts if e.pk in passages and passages[e.pk].embedding is not None]
@@ -113,11 +121,14 @@ def memory_lessons(*, memory: Memory, task: str) -> dict:
         raise CannotAnswer("no_attempts", "Memory records no attempt with an outcome or a lesson.", task=task)
     similarity = _similarity(memory, task, [passages[e.pk] for e in attempts])
     best = float(similarity.max())
-    keep = [(float(s), e) for s, e in zip(similarity, attempts)
-            if s >= RELEVANT_MIN and s >= best - RELEVANT_SPREAD]
+    keep = [(float(s), e) for s, e in zip(similarity, attempts) if s >= RELEVANT_MIN and s >= best - RELEVANT_SPREAD]
     if not keep:
-        raise CannotAnswer("no_lessons", "Memory records no attempt at a task like this one.", task=task,
-                           closest=cite(passages[attempts[int(similarity.argmax())].pk]))
+        raise CannotAnswer(
+            "no_lessons",
+            "Memory records no attempt at a task like this one.",
+            task=task,
+            closest=cite(passages[attempts[int(similarity.argmax())].pk]),
+        )
     groups: dict[tuple, list[tuple[float, object]]] = {}
     for score, e in keep:
         written = _is_account(e)
@@ -142,8 +153,12 @@ def memory_lessons(*, memory: Memory, task: str) -> dict:
             lesson, happened = _tally_lesson(sorted(group, key=lambda e: e.at)), ""
         # A thread's outcome is its account's (a postmortem's failure), not its rollback's success.
         accounts = [e for e in group if _is_account(e)] if key[0] == "thread" else group
-        entry = {"lesson": lesson, "outcome": _outcome(accounts or group),
-                 "attempts": max(sum(bool(e.outcome) for e in group), 1), "relevance": round(members[0][0], 3)}
+        entry = {
+            "lesson": lesson,
+            "outcome": _outcome(accounts or group),
+            "attempts": max(sum(bool(e.outcome) for e in group), 1),
+            "relevance": round(members[0][0], 3),
+        }
         if happened:
             entry["what_happened"] = happened
         entry["passages"] = [cite(passages[e.pk]) for e in group[:PASSAGES_MAX]]

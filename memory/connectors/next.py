@@ -23,7 +23,7 @@ def _counts(actions: list[str]) -> dict[tuple, Counter]:
     for i, action in enumerate(actions):
         for n in range(ORDER):
             if i - n >= 0:
-                counts[tuple(actions[i - n:i])][action] += 1
+                counts[tuple(actions[i - n : i])][action] += 1
     return counts
 
 
@@ -51,7 +51,7 @@ def distribution(actions: list[str], context: tuple) -> dict[str, tuple[float, t
             out = {a: (p / norm, c) for a, (p, c) in out.items()}
         return out
 
-    return level(tuple(context[-(ORDER - 1):]))
+    return level(tuple(context[-(ORDER - 1) :]))
 
 
 def memory_next(*, memory: Memory, who: str = "", top: int = 3) -> dict:
@@ -60,10 +60,13 @@ def memory_next(*, memory: Memory, who: str = "", top: int = 3) -> dict:
     person = resolve_person(memory, who) if who.strip() else owner(memory)
     sequence = steps(events(memory, author=person))
     actions = [e.action for e in sequence]
-    context = tuple(actions[-(ORDER - 1):])
+    context = tuple(actions[-(ORDER - 1) :])
     ranked = sorted(distribution(actions, context).items(), key=lambda kv: (-kv[1][0], kv[0]))
-    guesses = [{"action": action, "probability": round(p, 3), "backed_off": not ctx, "context": list(ctx)}
-               for action, (p, ctx) in ranked[:top]]
-    recent = [{"action": e.action, "at": iso(e.at), "surface": e.surface, "item_id": e.item_id}
-              for e in sequence[-RECENT:]]
+    guesses = [
+        {"action": action, "probability": round(p, 3), "backed_off": not ctx, "context": list(ctx)}
+        for action, (p, ctx) in ranked[:top]
+    ]
+    recent = [
+        {"action": e.action, "at": iso(e.at), "surface": e.surface, "item_id": e.item_id} for e in sequence[-RECENT:]
+    ]
     return {"who": person, "recent": recent, "steps_seen": len(actions), "guesses": guesses}

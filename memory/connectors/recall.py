@@ -38,31 +38,52 @@ Answer only from the quoted memory, in 1 to 3 sentences, citing block ids in squ
 Reply with JSON only: {{"answer": "...", "enough": <0 to 1, how likely the memory holds the answer>,
 "follow": [names of people, things or threads in the quoted memory worth looking up to answer better]}}"""
 
-FORMAT = {"type": "json_schema", "json_schema": {"name": "recall", "strict": True, "schema": {
-    "type": "object", "additionalProperties": False, "required": ["answer", "enough", "follow"],
-    "properties": {"answer": {"type": "string"}, "enough": {"type": "number"},
-                   "follow": {"type": "array", "items": {"type": "string"}}}}}}
+FORMAT = {
+    "type": "json_schema",
+    "json_schema": {
+        "name": "recall",
+        "strict": True,
+        "schema": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["answer", "enough", "follow"],
+            "properties": {
+                "answer": {"type": "string"},
+                "enough": {"type": "number"},
+                "follow": {"type": "array", "items": {"type": "string"}},
+            },
+        },
+    },
+}
 
 
 def _prompt(question: str, kept: brief.Kept) -> str:
     q, a = llm.quote_data, llm.quote_attribute  # the same quoting as the search brief: stored text stays data
     blocks = [f'<record id="{a(r["passage_id"])}" at="{a(r["at"])}">{q(r["line"])}</record>' for r in kept.records]
-    blocks += [f'<worked inputs="{a(" ".join(i["passage_id"] for i in w["inputs"]))}">{q(w["line"])}</worked>'
-               for w in kept.worked_out]
+    blocks += [
+        f'<worked inputs="{a(" ".join(i["passage_id"] for i in w["inputs"]))}">{q(w["line"])}</worked>'
+        for w in kept.worked_out
+    ]
     for _, p in kept.hits:
         author = f' author="{a(p.author)}"' if p.author else ""
-        blocks.append(f'<passage id="{a(p.passage_id)}" at="{a(iso(p.at))}"{author}>\n'
-                      f'{q(p.text[:llm.PASSAGE_MAX])}\n</passage>')
+        blocks.append(
+            f'<passage id="{a(p.passage_id)}" at="{a(iso(p.at))}"{author}>\n{q(p.text[: llm.PASSAGE_MAX])}\n</passage>'
+        )
     return "<memory>\n" + "\n".join(blocks) + f"\n</memory>\n\n<question>{q(question)}</question>"
 
 
 def _ask(question: str, kept: brief.Kept) -> dict | None:
     """One model call: {"answer", "enough", "follow"}, or None when the call or its JSON fails."""
-    day = (kept.as_of.date().isoformat() if kept.as_of else "today")
+    day = kept.as_of.date().isoformat() if kept.as_of else "today"
     try:
-        text = llm.chat([{"role": "system", "content": _SYSTEM.format(as_of=day)},
-                         {"role": "user", "content": _prompt(question, kept)}], response_format=FORMAT,
-                        max_tokens=ANSWER_TOKENS)
+        text = llm.chat(
+            [
+                {"role": "system", "content": _SYSTEM.format(as_of=day)},
+                {"role": "user", "content": _prompt(question, kept)},
+            ],
+            response_format=FORMAT,
+            max_tokens=ANSWER_TOKENS,
+        )
         data = json.loads(re.sub(r"^```(?:json)?\s*|\s*```$", "", text.strip()))
         answer, estimate = str(data["answer"]).strip(), float(data["enough"])
         follow = [str(n).strip() for n in data.get("follow") or [] if str(n).strip()][:FOLLOW_MAX]
@@ -86,8 +107,11 @@ def _follow(memory: Memory, kept: brief.Kept, names: list[str], followed: set[st
             continue
         followed.add(name.casefold())
         seen = {p.pk for _, p in kept.hits}
-        new = [(s, p) for s, p in search.ranked(memory, f"{name} {kept.question}", before=kept.as_of,
-                                                limit=FOLLOW_HITS) if p.pk not in seen]
+        new = [
+            (s, p)
+            for s, p in search.ranked(memory, f"{name} {kept.question}", before=kept.as_of, limit=FOLLOW_HITS)
+            if p.pk not in seen
+        ]
         if new:
             kept.hits = (kept.hits + new)[:PASSAGES_MAX]
             kept.records = brief.records(memory, kept)
@@ -113,8 +137,9 @@ def _text(question: str, as_of: str | None, estimate: float, kept: brief.Kept, a
     if answer:
         lines.append(f"Answer: {answer['answer']}")
     lines += ["", "Records"] + ([f"- {r['line']} [{r['passage_id']}]" for r in kept.records] or ["- none"])
-    worked = [f"- {w['line']} (inputs: {', '.join(i['passage_id'] for i in w['inputs']) or 'none'})"
-              for w in kept.worked_out]
+    worked = [
+        f"- {w['line']} (inputs: {', '.join(i['passage_id'] for i in w['inputs']) or 'none'})" for w in kept.worked_out
+    ]
     lines += ["", "Worked out"] + (worked or ["- nothing to work out"])
     lines += ["", "Passages"]
     for _, p in kept.hits:
@@ -134,10 +159,15 @@ def memory_recall(*, memory: Memory, question: str, as_of: GivenTime | None = No
     answer, calls = _model(memory, kept, deep) if llm.configured() and kept.hits else (None, 0)
     if answer:
         estimate = answer["enough"]  # the model read the passages; its estimate replaces the fitted one
-    out = {"question": question, "as_of": as_written, "enough": round(estimate, 3),
-           "text": _text(question, as_written, estimate, kept, answer), "records": kept.records,
-           "worked_out": kept.worked_out,
-           "passages": [passage_json(p, score=round(score, 6)) for score, p in kept.hits]}
+    out = {
+        "question": question,
+        "as_of": as_written,
+        "enough": round(estimate, 3),
+        "text": _text(question, as_written, estimate, kept, answer),
+        "records": kept.records,
+        "worked_out": kept.worked_out,
+        "passages": [passage_json(p, score=round(score, 6)) for score, p in kept.hits],
+    }
     if calls:
         out["model"] = {"name": settings.LLM_MODEL, "calls": calls, "answered": answer is not None}
         if answer:

@@ -16,36 +16,39 @@ class Attribute:
 
 
 # The one table of attributes: the extractor, the fact store and the docs all read it from here.
-ATTRIBUTES: dict[str, Attribute] = {a.name: a for a in (
-    Attribute("name", True, "what the person is called"),
-    Attribute("home_city", True, "where the person lives now"),
-    Attribute("hometown", True, "where the person is from, grew up or was born"),
-    Attribute("address", True, "postal address"),
-    Attribute("nationality", True, "nationality"),
-    Attribute("employer", True, "organisation the person works for"),
-    Attribute("job_title", True, "job title or occupation"),
-    Attribute("school", True, "school or university attended"),
-    Attribute("spouse", True, "husband or wife"),
-    Attribute("partner", True, "boyfriend, girlfriend, partner or fiancé(e)"),
-    Attribute("child", False, "son or daughter"),
-    Attribute("sibling", False, "brother or sister"),
-    Attribute("parent", False, "mother or father"),
-    Attribute("friend", False, "friend"),
-    Attribute("colleague", False, "colleague"),
-    Attribute("relative", False, "other family, kind in brackets: 'Ana (cousin)'"),
-    Attribute("pet", False, "pet, species in brackets: 'Max (dog)', or the species alone"),
-    Attribute("likes", False, "something the person likes"),
-    Attribute("dislikes", False, "something the person dislikes"),
-    Attribute("hobby", False, "hobby or pastime"),
-    Attribute("plan", False, "a plan; valid_from is its date when the statement gives one"),
-    Attribute("contact_email", True, "email address"),
-    Attribute("phone", True, "phone number"),
-    Attribute("birthday", True, "birthday: YYYY-MM-DD, or --MM-DD when the year is not said"),
-    Attribute("age", True, "age in years, as of valid_from"),
-    Attribute("language", False, "language the person speaks"),
-    Attribute("allergy", False, "allergy"),
-    Attribute("diet", True, "diet: vegetarian, vegan, ..."),
-)}
+ATTRIBUTES: dict[str, Attribute] = {
+    a.name: a
+    for a in (
+        Attribute("name", True, "what the person is called"),
+        Attribute("home_city", True, "where the person lives now"),
+        Attribute("hometown", True, "where the person is from, grew up or was born"),
+        Attribute("address", True, "postal address"),
+        Attribute("nationality", True, "nationality"),
+        Attribute("employer", True, "organisation the person works for"),
+        Attribute("job_title", True, "job title or occupation"),
+        Attribute("school", True, "school or university attended"),
+        Attribute("spouse", True, "husband or wife"),
+        Attribute("partner", True, "boyfriend, girlfriend, partner or fiancé(e)"),
+        Attribute("child", False, "son or daughter"),
+        Attribute("sibling", False, "brother or sister"),
+        Attribute("parent", False, "mother or father"),
+        Attribute("friend", False, "friend"),
+        Attribute("colleague", False, "colleague"),
+        Attribute("relative", False, "other family, kind in brackets: 'Ana (cousin)'"),
+        Attribute("pet", False, "pet, species in brackets: 'Max (dog)', or the species alone"),
+        Attribute("likes", False, "something the person likes"),
+        Attribute("dislikes", False, "something the person dislikes"),
+        Attribute("hobby", False, "hobby or pastime"),
+        Attribute("plan", False, "a plan; valid_from is its date when the statement gives one"),
+        Attribute("contact_email", True, "email address"),
+        Attribute("phone", True, "phone number"),
+        Attribute("birthday", True, "birthday: YYYY-MM-DD, or --MM-DD when the year is not said"),
+        Attribute("age", True, "age in years, as of valid_from"),
+        Attribute("language", False, "language the person speaks"),
+        Attribute("allergy", False, "allergy"),
+        Attribute("diet", True, "diet: vegetarian, vegan, ..."),
+    )
+}
 
 
 @dataclass(frozen=True)

@@ -10,17 +10,41 @@ import re
 from collections.abc import Callable
 from datetime import date, timedelta
 
-MONTHS = {m: i for i, m in enumerate(
-    "january february march april may june july august september october november december".split(), 1)}
+MONTHS = {
+    m: i
+    for i, m in enumerate(
+        "january february march april may june july august september october november december".split(), 1
+    )
+}
 MONTHS.update({m[:3]: i for m, i in list(MONTHS.items())})
 MONTHS["sept"] = 9
 WEEKDAYS = {d: i for i, d in enumerate("monday tuesday wednesday thursday friday saturday sunday".split())}
-WEEKDAYS.update({"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4, "sat": 5, "sun": 6})
-NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-           "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "couple of": 2}
+WEEKDAYS.update(
+    {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4, "sat": 5, "sun": 6}
+)
+NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "a couple of": 2,
+    "couple of": 2,
+}
 
-_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December|" \
-         r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?"
+_MONTH = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
+    r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?"
+)
 _DAY = r"(?:[Mm]onday|[Tt]uesday|[Ww]ednesday|[Tt]hursday|[Ff]riday|[Ss]aturday|[Ss]unday)"
 _DAY_ABBR = r"(?:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)"  # only after last/next/this/on: "sat" is also a verb
 _NUM = r"(?:\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:a )?couple of)"
@@ -40,7 +64,8 @@ DATE_RE = re.compile(
     r"|in (?P<n1>" + _NUM + r") (?P<u1>" + _UNIT + r")(?:'s time| from now)?"
     r"|(?P<n2>" + _NUM + r") (?P<u2>" + _UNIT + r") ago"
     r"|for (?:the (?:past|last) )?(?P<n3>" + _NUM + r") (?P<u3>" + _UNIT + r")"
-    r"|(?P<mmod>in|since|from|until|till|by|early|late|mid|next|last|this|back in) (?:of )?(?P<m3>" + _MONTH
+    r"|(?P<mmod>in|since|from|until|till|by|early|late|mid|next|last|this|back in) (?:of )?(?P<m3>"
+    + _MONTH
     + r")(?:,? (?P<y3>\d{4}))?"
     r"|(?P<ymod>in|since|from|until|till|back in|of|by) (?P<y4>(?:19|20)\d{2})\b"
     r")",
@@ -105,12 +130,12 @@ PERIOD_STEPS = {"next": 1, "coming": 1, "this coming": 1, "last": -1, "past": -1
 
 
 def _day_after_or_before(g: dict, today: date, tense: str, text: str) -> date | None:
-    """"the day after tomorrow", "the day before yesterday"."""
+    """ "the day after tomorrow", "the day before yesterday"."""
     return today + timedelta(days=2 if "after" in g["rel2"] else -2)
 
 
 def _iso_day(g: dict, today: date, tense: str, text: str) -> date | None:
-    """"2024-05-03"; None for an impossible day."""
+    """ "2024-05-03"; None for an impossible day."""
     try:
         return date(int(g["iy"]), int(g["im"]), int(g["id"]))
     except ValueError:
@@ -118,18 +143,18 @@ def _iso_day(g: dict, today: date, tense: str, text: str) -> date | None:
 
 
 def _day_of_month(g: dict, today: date, tense: str, text: str) -> date | None:
-    """"3 May", "the 3rd of May 2024", "May 3", "May 3rd, 2024"."""
+    """ "3 May", "the 3rd of May 2024", "May 3", "May 3rd, 2024"."""
     month = MONTHS[(g["m1"] or g["m2"]).rstrip(".").lower()]
     return _month_day(today, month, int(g["d1"] or g["d2"]), g["y1"] or g["y2"], tense)
 
 
 def _named_day(g: dict, today: date, tense: str, text: str) -> date | None:
-    """"today", "tonight", "tomorrow", "yesterday", "this morning"."""
+    """ "today", "tonight", "tomorrow", "yesterday", "this morning"."""
     return today + timedelta(days={"tomorrow": 1, "yesterday": -1}.get(g["rel"].lower(), 0))
 
 
 def _weekday(g: dict, today: date, tense: str, text: str) -> date | None:
-    """"Friday", "next Friday", "last Fri", "this coming Sunday"."""
+    """ "Friday", "next Friday", "last Fri", "this coming Sunday"."""
     wd = WEEKDAYS[(g["wd"] or g["wd2"]).lower()]
     wmod = (g["wmod"] or "").lower().replace("this coming", "coming").replace("this past", "last")
     if wmod in ("last", "past") or (wmod in ("on", "") and tense == "past"):
@@ -141,7 +166,7 @@ def _weekday(g: dict, today: date, tense: str, text: str) -> date | None:
 
 
 def _period(g: dict, today: date, tense: str, text: str) -> date | None:
-    """"next week", "this weekend", "last month", "next year", "this summer": the period's first day."""
+    """ "next week", "this weekend", "last month", "next year", "this summer": the period's first day."""
     step = PERIOD_STEPS.get(g["pmod"].lower(), 0)
     per = g["per"]
     if per in ("week", "weekend"):
@@ -160,17 +185,17 @@ def _period(g: dict, today: date, tense: str, text: str) -> date | None:
 
 
 def _in_so_long(g: dict, today: date, tense: str, text: str) -> date | None:
-    """"in two weeks", "in 3 days' time", "in a month from now"."""
+    """ "in two weeks", "in 3 days' time", "in a month from now"."""
     return _shift(today, _num(g["n1"]), g["u1"])
 
 
 def _so_long_ago(g: dict, today: date, tense: str, text: str) -> date | None:
-    """"two years ago"."""
+    """ "two years ago"."""
     return _shift(today, -_num(g["n2"]), g["u2"])
 
 
 def _for_so_long(g: dict, today: date, tense: str, text: str) -> date | None:
-    """"for five years", "for the past two months": a start, but only in the perfect ("I've lived here for
+    """ "for five years", "for the past two months": a start, but only in the perfect ("I've lived here for
     five years"); None otherwise."""
     if not PERFECT.search(text):
         return None
@@ -178,28 +203,37 @@ def _for_so_long(g: dict, today: date, tense: str, text: str) -> date | None:
 
 
 def _month(g: dict, today: date, tense: str, text: str) -> date | None:
-    """"since March", "in May 2024", "next June", "early April": the month's first day."""
+    """ "since March", "in May 2024", "next June", "early April": the month's first day."""
     month = MONTHS[g["m3"].rstrip(".").lower()]
     shift = {"next": "future", "last": "past"}.get(g["mmod"].lower(), tense)
     return _month_day(today, month, 1, g["y3"], shift)
 
 
 def _year(g: dict, today: date, tense: str, text: str) -> date | None:
-    """"in 2019", "since 2020": the year's first day."""
+    """ "in 2019", "since 2020": the year's first day."""
     return date(int(g["y4"]), 1, 1)
 
 
 # Each of DATE_RE's forms by a group only it sets, with its resolver and, when the form fixes it, its modifier.
 RESOLVERS: tuple[tuple[str, Resolver, str | None], ...] = (
-    ("rel2", _day_after_or_before, None), ("iso", _iso_day, None), ("m1", _day_of_month, None),
-    ("m2", _day_of_month, None), ("rel", _named_day, None), ("wd", _weekday, None), ("wd2", _weekday, None),
-    ("per", _period, None), ("n1", _in_so_long, None), ("n2", _so_long_ago, None),
-    ("n3", _for_so_long, "since"), ("m3", _month, None), ("y4", _year, None),
+    ("rel2", _day_after_or_before, None),
+    ("iso", _iso_day, None),
+    ("m1", _day_of_month, None),
+    ("m2", _day_of_month, None),
+    ("rel", _named_day, None),
+    ("wd", _weekday, None),
+    ("wd2", _weekday, None),
+    ("per", _period, None),
+    ("n1", _in_so_long, None),
+    ("n2", _so_long_ago, None),
+    ("n3", _for_so_long, "since"),
+    ("m3", _month, None),
+    ("y4", _year, None),
 )
 
 
 def _modifier(g: dict) -> str:
-    """"since", "until" or "", from the preposition before a month or a year ("since March", "by 2020")."""
+    """ "since", "until" or "", from the preposition before a month or a year ("since March", "by 2020")."""
     mod = (g["mmod"] or g["ymod"] or "").lower()
     return "since" if mod in ("since", "from") else "until" if mod in ("until", "till", "by") else ""
 

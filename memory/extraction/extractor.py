@@ -44,10 +44,23 @@ def _sentences(text: str) -> list[str]:
 
 
 # (pattern, replacement, whether the pattern holds an apostrophe: a sentence without one skips it)
-_SPELLED_OUT = [(re.compile(rx), rep, "'" in rx) for rx, rep in (
-    (r"\bi\b", "I"), (r"\b([Cc])an't\b", r"\1annot"), (r"\b([Ww])on't\b", r"\1ill not"), (r"n't\b", " not"),
-    (r"\bI'm\b", "I am"), (r"'re\b", " are"), (r"'ve\b", " have"), (r"'ll\b", " will"), (r"'d\b", " would"),
-    (r"\bgonna\b", "going to"), (r"\bwanna\b", "want to"), (r"\s+", " "))]
+_SPELLED_OUT = [
+    (re.compile(rx), rep, "'" in rx)
+    for rx, rep in (
+        (r"\bi\b", "I"),
+        (r"\b([Cc])an't\b", r"\1annot"),
+        (r"\b([Ww])on't\b", r"\1ill not"),
+        (r"n't\b", " not"),
+        (r"\bI'm\b", "I am"),
+        (r"'re\b", " are"),
+        (r"'ve\b", " have"),
+        (r"'ll\b", " will"),
+        (r"'d\b", " would"),
+        (r"\bgonna\b", "going to"),
+        (r"\bwanna\b", "want to"),
+        (r"\s+", " "),
+    )
+]
 
 
 def _normalise(s: str) -> str:
@@ -81,9 +94,17 @@ def extract(text: str, *, author: str | None, at: datetime | date, end_user: str
             line = lm.group(2)
         for sentence in _sentences(line):
             s = _normalise(sentence)
-            if not s or s.endswith("?") or re.match(r"(?:do|does|did|are|is|am|have|has|can|will|where|what|who|"
-                                                    r"when|why|how|which)\b \w+", s, re.I) and not s.endswith(
-                    (".", "!")):
+            if (
+                not s
+                or s.endswith("?")
+                or re.match(
+                    r"(?:do|does|did|are|is|am|have|has|can|will|where|what|who|"
+                    r"when|why|how|which)\b \w+",
+                    s,
+                    re.I,
+                )
+                and not s.endswith((".", "!"))
+            ):
                 continue  # a question states nothing
             statement = Statement(s, me, today)
             facts += relations(statement) + contacts(statement)
@@ -94,5 +115,6 @@ def extract(text: str, *, author: str | None, at: datetime | date, end_user: str
                     facts += apply(rule, m, statement)
     # "My boyfriend Jake and I broke up": the ended reading wins over the plain relation from the same words.
     ended = {(f.subject, f.attribute, f.value, f.evidence) for f in facts if f.ended}
-    return list(dict.fromkeys(f for f in facts
-                              if f.ended or (f.subject, f.attribute, f.value, f.evidence) not in ended))
+    return list(
+        dict.fromkeys(f for f in facts if f.ended or (f.subject, f.attribute, f.value, f.evidence) not in ended)
+    )

@@ -25,17 +25,23 @@ REL = rf"(?:(?:best|little|big|older|younger|baby|twin|elder|late|new|step-?) )?
 # other position the engine fails at once rather than after eleven lookbehinds: the extractor's rules then
 # take half the time, with the same matches.
 _NO_PREP = "(?=[A-ZÀ-ÖØ-ÞMmOo])" + "".join(rf"(?<!\b{p} )" for p in "in at to from with of on by near into for".split())
-SUBJ = (rf"(?P<subj>\b(?:I|[Ww]e)\b|{_NO_PREP}(?:{NAME} and (?:I|{NAME})\b|I and {NAME}|\b(?:[Mm]y|[Oo]ur) {REL},? "
-        rf"{NAME},?|\b{NAME}(?:, (?:my|our) {REL},)?))")
-ADV = (r"(?: (?:also|still|now|currently|actually|really|just|already|recently|finally|officially|always|even|"
-       r"only|mostly|happily|truly|definitely|honestly|totally|absolutely|literally|both|all|originally|"
-       r"basically|usually|often|kind of|sort of))*")
+SUBJ = (
+    rf"(?P<subj>\b(?:I|[Ww]e)\b|{_NO_PREP}(?:{NAME} and (?:I|{NAME})\b|I and {NAME}|\b(?:[Mm]y|[Oo]ur) {REL},? "
+    rf"{NAME},?|\b{NAME}(?:, (?:my|our) {REL},)?))"
+)
+ADV = (
+    r"(?: (?:also|still|now|currently|actually|really|just|already|recently|finally|officially|always|even|"
+    r"only|mostly|happily|truly|definitely|honestly|totally|absolutely|literally|both|all|originally|"
+    r"basically|usually|often|kind of|sort of))*"
+)
 NEG = r"(?P<neg> (?:do|does|did) not| never| no longer| am not| is not| are not| have not| has not| cannot)?"
 PRE = SUBJ + ADV + NEG + ADV
 VAL = r"(?P<val>[^,.;!?()\"]{1,80})"
 LIST = r"(?P<val>(?:(?!,\s*(?:but|and I|and we|so|because|which|though)\b)[^.;!?()\"]){1,120})"
-JOB_TITLE = (rf"(?i:(?:(?!(?:of|for|with|in|at|and|to|the|a|an|who|that|fan|not|no|mom|dad)\b)[\w-]+ ){{0,3}}"
-             rf"(?:{alternatives(JOB_HEADS)})(?: of [a-z]+)?)\b")
+JOB_TITLE = (
+    rf"(?i:(?:(?!(?:of|for|with|in|at|and|to|the|a|an|who|that|fan|not|no|mom|dad)\b)[\w-]+ ){{0,3}}"
+    rf"(?:{alternatives(JOB_HEADS)})(?: of [a-z]+)?)\b"
+)
 POSSESSOR = rf"(?:[Mm]y|(?P<owner>{NAME})'s)"
 
 # Words after which a value has ended: the rest of the sentence says something else.
@@ -44,31 +50,49 @@ VALUE_END = re.compile(
     r"after|before|if|though|although|whenever|than|especially|with (?:my|you|the kids)|for (?:me|years|a while)|"
     r"every|each|on (?:the )?weekends?|at the moment|right now|these days|nowadays|anymore|any more|"
     r"any longer|lately|too|either|a lot|so much|very much|now|again|tbh|lol|haha|all day|instead|over|"
-    r"not|rather|here|there|like|whose)\b.*", re.I)
+    r"not|rather|here|there|like|whose)\b.*",
+    re.I,
+)
 REJECT_START = set(
     "it that this these those them you your him her his us me my our their how what when where why who which "
     "whether being to seeing hearing talking chatting hanging spending the way the idea the fact everything "
-    "anything nothing something everyone all so lots working doing having getting".split())
+    "anything nothing something everyone all so lots working doing having getting".split()
+)
 VERBISH = re.compile(r"\b(?:is|are|was|were|am|be|been|has|have|had|do|does|did|can|will|it's|i|we|'s)\b", re.I)
 HYPOTHETICAL = re.compile(
     r"\b(?:if|unless|suppose|supposing|imagine|wish|would|could|might|maybe|perhaps|possibly|probably|whether|"
     r"someday|hope|hoping|hopefully|pretend|wonder|wondering|should|considering|thinking (?:about|of)|"
     r"dream(?:ing)? (?:of|about)|not sure|ask(?:ed|ing|s)?|want(?:s|ed)? to know|wants? to|wanted to|"
-    r"need to|have to|try(?:ing)? to|rather|think|guess)\b", re.I)
-CORRECTION = re.compile(r"^(?:actually|correction|sorry|oops|to correct|i was wrong|i misspoke)\b|\bi meant\b|"
-                        r", not [A-Za-z]|\binstead of\b", re.I)
-PAST_STATE = re.compile(r"^(?:lived|resided|worked|used to \w+|was employed|was|were|studied|attended|"
-                        r"graduated|had)$")
-FUTURE = re.compile(r"\b(?:will|going|planning|plan|moving|flying|heading|leaving|starting|turning|"
-                    r"scheduled|due|about)\b")
-PAST = re.compile(r"\b(?:\w+ed|was|were|got|left|quit|began|became|took|went|joined|had|turned|grew|met|"
-                  r"lost|broke|split|found|moved)\b")
+    r"need to|have to|try(?:ing)? to|rather|think|guess)\b",
+    re.I,
+)
+CORRECTION = re.compile(
+    r"^(?:actually|correction|sorry|oops|to correct|i was wrong|i misspoke)\b|\bi meant\b|"
+    r", not [A-Za-z]|\binstead of\b",
+    re.I,
+)
+PAST_STATE = re.compile(
+    r"^(?:lived|resided|worked|used to \w+|was employed|was|were|studied|attended|"
+    r"graduated|had)$"
+)
+FUTURE = re.compile(
+    r"\b(?:will|going|planning|plan|moving|flying|heading|leaving|starting|turning|"
+    r"scheduled|due|about)\b"
+)
+PAST = re.compile(
+    r"\b(?:\w+ed|was|were|got|left|quit|began|became|took|went|joined|had|turned|grew|met|"
+    r"lost|broke|split|found|moved)\b"
+)
 # A single capitalised word before a bare verb ("Kids love the beach") is no person; an "I" before a verb in
 # the third person is not the speaker.
-BARE_VERBS = set("live work love like enjoy hate are have do am study play speak go plan intend reside come adore "
-                 "dislike prefer turn attend detest".split())
-THIRD_PERSON_VERBS = set("lives works loves likes enjoys hates is has does studies plays speaks goes plans intends "
-                         "resides comes adores dislikes prefers turns attends detests".split())
+BARE_VERBS = set(
+    "live work love like enjoy hate are have do am study play speak go plan intend reside come adore "
+    "dislike prefer turn attend detest".split()
+)
+THIRD_PERSON_VERBS = set(
+    "lives works loves likes enjoys hates is has does studies plays speaks goes plans intends "
+    "resides comes adores dislikes prefers turns attends detests".split()
+)
 EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 PHONE = r"\+?\(?\d[\d ().-]{5,}\d"
 # A verb this short ending consonant, vowel, consonant doubles its last letter ("swim" -> "swimming"); a longer
@@ -88,7 +112,6 @@ def gerund(verb: str) -> str:
     if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnprt]", verb) and len(verb) <= DOUBLING_LENGTH_MAX:
         return verb + verb[-1] + "ing"
     return verb + "ing"
-
 
 
 def is_non_name(w: str) -> bool:

@@ -12,28 +12,48 @@ from .vocabulary import PET_SINGULAR, PETS, RELATIONS
 
 _KIN = rf"{RELATION_WORDS}|{PET_WORDS}"  # a relation or a pet
 _RELSCAN = [
-    re.compile(rf"(?:\b(?:[Mm]y|[Oo]ur)|\b(?P<owner>{NAME})'s) (?P<mod>(?:best|little|big|older|younger|baby|"
-               rf"twin|elder|late|new|old|step-?) )?(?P<ex>ex-? ?)?(?P<rel>{_KIN}),? (?:(?:named|called) )?"
-               rf"(?P<names>{NAME}(?:(?:,? (?:and|&) |, ){NAME})*)"),
-    re.compile(rf"\b(?P<names>{NAME}),? (?:is|was) (?:my|our) (?P<mod>(?:best|little|big|older|younger|baby|twin|"
-               rf"elder|late|new) )?(?P<ex>ex-? ?)?(?P<rel>{_KIN})\b(?!'s| (?:of|from|at|in)\b)"),
-    re.compile(rf"\b(?P<subj>I|[Ww]e|(?:[Mm]e|I) and (?:my {REL} )?{NAME}|(?:[Mm]y {REL} )?{NAME} and (?:I|me)|{NAME})"
-               rf" (?P<v>have|has|had|got|adopted|rescued|just got|just adopted|welcomed)"
-               rf" (?:a|an|one|two|three|\d) (?:new |little |baby |rescue |older |younger |twin )?(?P<rel>{_KIN})"
-               rf"(?:(?: (?:named|called) |, |: )(?P<names>{NAME}(?:(?:,? (?:and|&) |, ){NAME})*))?(?=\s*(?:[,.;!]|$"
-               r"| (?:named|called|and|who|that|which|at|in|on|since|last|this|yesterday|today|recently|now|too)\b))"),
-    re.compile(rf"(?:\b(?:[Mm]y|[Oo]ur)|\b(?P<owner>{NAME})'s) (?P<rel>{_KIN})(?:'s name is| is called| is named) "
-               rf"(?P<names>{NAME})"),
+    re.compile(
+        rf"(?:\b(?:[Mm]y|[Oo]ur)|\b(?P<owner>{NAME})'s) (?P<mod>(?:best|little|big|older|younger|baby|"
+        rf"twin|elder|late|new|old|step-?) )?(?P<ex>ex-? ?)?(?P<rel>{_KIN}),? (?:(?:named|called) )?"
+        rf"(?P<names>{NAME}(?:(?:,? (?:and|&) |, ){NAME})*)"
+    ),
+    re.compile(
+        rf"\b(?P<names>{NAME}),? (?:is|was) (?:my|our) (?P<mod>(?:best|little|big|older|younger|baby|twin|"
+        rf"elder|late|new) )?(?P<ex>ex-? ?)?(?P<rel>{_KIN})\b(?!'s| (?:of|from|at|in)\b)"
+    ),
+    re.compile(
+        rf"\b(?P<subj>I|[Ww]e|(?:[Mm]e|I) and (?:my {REL} )?{NAME}|(?:[Mm]y {REL} )?{NAME} and (?:I|me)|{NAME})"
+        rf" (?P<v>have|has|had|got|adopted|rescued|just got|just adopted|welcomed)"
+        rf" (?:a|an|one|two|three|\d) (?:new |little |baby |rescue |older |younger |twin )?(?P<rel>{_KIN})"
+        rf"(?:(?: (?:named|called) |, |: )(?P<names>{NAME}(?:(?:,? (?:and|&) |, ){NAME})*))?(?=\s*(?:[,.;!]|$"
+        r"| (?:named|called|and|who|that|which|at|in|on|since|last|this|yesterday|today|recently|now|too)\b))"
+    ),
+    re.compile(
+        rf"(?:\b(?:[Mm]y|[Oo]ur)|\b(?P<owner>{NAME})'s) (?P<rel>{_KIN})(?:'s name is| is called| is named) "
+        rf"(?P<names>{NAME})"
+    ),
 ]
-_COUPLE = {"married": "spouse", "divorced": "spouse", "engaged": "partner", "dating": "partner",
-           "seeing": "partner", "broke": "partner", "split": "partner", "separated": "spouse"}
+_COUPLE = {
+    "married": "spouse",
+    "divorced": "spouse",
+    "engaged": "partner",
+    "dating": "partner",
+    "seeing": "partner",
+    "broke": "partner",
+    "split": "partner",
+    "separated": "spouse",
+}
 _COUPLE_RX = [
-    re.compile(PRE + r" (?P<v>married|am married to|is married to|got married to|have been married to|has been "
-               r"married to|got engaged to|am engaged to|is engaged to|am dating|is dating|have been dating|has been"
-               r" dating|am seeing|broke up with|split up with|split from|divorced|got divorced from|am divorced from"
-               rf"|separated from) (?P<val>{NAME})\b"),
-    re.compile(PRE + r" (?P<v>got married|are married|married|got engaged|are engaged|are dating|have been dating|"
-               r"broke up|split up|got divorced|divorced|separated)\b"),
+    re.compile(
+        PRE + r" (?P<v>married|am married to|is married to|got married to|have been married to|has been "
+        r"married to|got engaged to|am engaged to|is engaged to|am dating|is dating|have been dating|has been"
+        r" dating|am seeing|broke up with|split up with|split from|divorced|got divorced from|am divorced from"
+        rf"|separated from) (?P<val>{NAME})\b"
+    ),
+    re.compile(
+        PRE + r" (?P<v>got married|are married|married|got engaged|are engaged|are dating|have been dating|"
+        r"broke up|split up|got divorced|divorced|separated)\b"
+    ),
 ]
 
 
@@ -47,8 +67,13 @@ def relations(statement: Statement) -> list[Fact]:
                 continue
             subj = g.get("subj") or ""
             shared = re.search(r"\b(?:I|[Mm]e)\b", subj)  # "Me and my boyfriend Theo got a kitten": ours
-            owner = name_in(g["owner"]) if g.get("owner") else statement.me if shared or not subj else (
-                subjects_of(subj, statement.me) or [None])[0]
+            owner = (
+                name_in(g["owner"])
+                if g.get("owner")
+                else statement.me
+                if shared or not subj
+                else (subjects_of(subj, statement.me) or [None])[0]
+            )
             rel = g["rel"].lower()
             names = [n for n in (name_in(x) for x in re.split(r",? (?:and|&) |, ", g.get("names") or "")) if n]
             if not owner or (rel not in PETS and not names):
@@ -56,8 +81,12 @@ def relations(statement: Statement) -> list[Fact]:
             if rel not in PETS and not rel.endswith(("s", "ren")):
                 names = names[:1]  # "my sister Jane and Tom": only Jane is the sister
             pet = PET_SINGULAR.get(rel, rel)
-            ended = bool(g.get("ex") or (g.get("mod") or "").strip() == "late" or g.get("v") == "had" or (
-                rel in PETS and re.search(r"\b(?:died|passed away|ran away|put down|passed)\b", statement.text)))
+            ended = bool(
+                g.get("ex")
+                or (g.get("mod") or "").strip() == "late"
+                or g.get("v") == "had"
+                or (rel in PETS and re.search(r"\b(?:died|passed away|ran away|put down|passed)\b", statement.text))
+            )
             when = statement.date_for(m, "past")[0] if rel in PETS and (g.get("v") or ended) else None
             if rel in PETS:
                 values = [f"{n} ({pet})" for n in names] or [pet]

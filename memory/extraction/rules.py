@@ -144,8 +144,12 @@ def apply(rule: Rule, m: re.Match, statement: Statement) -> list[Fact]:
     single_name = bool(raw and raw.strip(" ,") not in ("I", "we", "We") and " and " not in raw)
     if not neg and ((single_name and first in BARE_VERBS) or (raw == "I" and first in THIRD_PERSON_VERBS)):
         return []  # "Kids love the beach" is not about a person called Kids
-    ended = bool(rule.ended or PAST_STATE.match(v) or "no longer" in neg or (
-        neg and re.search(r"\bany ?(?:more|longer)\b", s[m.start():])))
+    ended = bool(
+        rule.ended
+        or PAST_STATE.match(v)
+        or "no longer" in neg
+        or (neg and re.search(r"\bany ?(?:more|longer)\b", s[m.start() :]))
+    )
     attribute = rule.attribute
     if neg and not ended:
         if not rule.negation_flips:

@@ -38,22 +38,29 @@ def organisation(v: str, lowercase_ok: bool) -> str:
     m = re.match(r"(?:a|an|the) ([a-z][\w-]*(?: [a-z][\w-]*){0,3})", v) if lowercase_ok else None
     if not m:
         return ""
-    words = re.split(r" (?:in|on|near|as|since|for|with|where|which|that|and|but|because|from|during|until|"
-                     r"while|when|so|every|last|next|this|downtown|now)\b", " " + m.group(1))[0].split()
+    words = re.split(
+        r" (?:in|on|near|as|since|for|with|where|which|that|and|but|because|from|during|until|"
+        r"while|when|so|every|last|next|this|downtown|now)\b",
+        " " + m.group(1),
+    )[0].split()
     value = " ".join(words)
     return "" if not words or value in ("moment", "weekend", "time", "living") else value
 
 
 # "I love the beach" is a taste; "I love the colour" is a reaction to something on screen. Only these
 # generic things keep their "the".
-_GENERIC_THE = set("beach ocean sea mountains outdoors sun snow rain city countryside summer winter spring autumn "
-                   "fall theatre theater cinema movies opera ballet gym water sunsets sunrises forest woods "
-                   "outdoors stars night".split())
+_GENERIC_THE = set(
+    "beach ocean sea mountains outdoors sun snow rain city countryside summer winter spring autumn "
+    "fall theatre theater cinema movies opera ballet gym water sunsets sunrises forest woods "
+    "outdoors stars night".split()
+)
 _RELATIVE = {"that", "which", "who", "whose", "where", "when"}
 # Words that, just before a subject or at a value's end, show the words belong to another clause ("in Porto
 # and I", "the things I love", "a trip to").
-NOT_BEFORE_SUBJECT = set("in at to from for with of on by near into visit visited about than things thing one ones "
-                         "stuff what everything anything something people place places way person whatever".split())
+NOT_BEFORE_SUBJECT = set(
+    "in at to from for with of on by near into visit visited about than things thing one ones "
+    "stuff what everything anything something people place places way person whatever".split()
+)
 
 
 def noun_phrase(v: str, likes: bool = False) -> str:
@@ -72,9 +79,15 @@ def noun_phrase(v: str, likes: bool = False) -> str:
         return ""
     v = re.sub(r"^(?:the|a|an|some|any|both)\s+", "", v, flags=re.I)
     words = v.split()
-    if not words or len(words) > PHRASE_WORDS_MAX or " ".join(words[:2]).lower() in REJECT_START or \
-            words[0].lower() in REJECT_START or VERBISH.search(v) or words[-1].lower() in NOT_BEFORE_SUBJECT or \
-            re.search(r"\b(?:you|your|yours|him|her|them|it|this|that|they|he|she|myself|me)\b", v, re.I):
+    if (
+        not words
+        or len(words) > PHRASE_WORDS_MAX
+        or " ".join(words[:2]).lower() in REJECT_START
+        or words[0].lower() in REJECT_START
+        or VERBISH.search(v)
+        or words[-1].lower() in NOT_BEFORE_SUBJECT
+        or re.search(r"\b(?:you|your|yours|him|her|them|it|this|that|they|he|she|myself|me)\b", v, re.I)
+    ):
         return ""
     return v
 
@@ -99,4 +112,3 @@ def phrase_list(v: str, likes: bool = False) -> list[str]:
             return []
         out.append(value)
     return out
-

@@ -16,8 +16,9 @@ _REL = {
     "relative": "grandma grandmother grandpa grandfather granny grandson granddaughter aunt uncle cousin "
     "niece nephew mother-in-law father-in-law sister-in-law brother-in-law",
 }
-RELATIONS: dict[str, str] = {w.replace("-", " ") if w.startswith("baby") else w: attr
-                              for attr, words in _REL.items() for w in words.split()}
+RELATIONS: dict[str, str] = {
+    w.replace("-", " ") if w.startswith("baby") else w: attr for attr, words in _REL.items() for w in words.split()
+}
 
 PETS = set(
     "dog dogs puppy pup cat cats kitten kitty hamster rabbit bunny parrot bird budgie fish goldfish turtle turtles "

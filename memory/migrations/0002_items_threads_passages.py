@@ -10,136 +10,194 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('memory', '0001_vector_extension'),
+        ("accounts", "0001_initial"),
+        ("memory", "0001_vector_extension"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Item',
+            name="Item",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('external_id', models.CharField(max_length=512)),
-                ('kind', models.CharField(max_length=16)),
-                ('text', models.TextField()),
-                ('at', models.DateTimeField()),
-                ('author', models.CharField(blank=True, max_length=512)),
-                ('role', models.CharField(blank=True, max_length=512)),
-                ('session', models.CharField(blank=True, max_length=512)),
-                ('title', models.CharField(blank=True, max_length=512)),
-                ('about', models.CharField(blank=True, max_length=512)),
-                ('expires', models.DateTimeField(blank=True, null=True)),
-                ('metadata', models.JSONField(blank=True, default=dict)),
-                ('version', models.PositiveIntegerField(default=1)),
-                ('read_version', models.PositiveIntegerField(default=0)),
-                ('read_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('end_user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='items', to='accounts.enduser')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("external_id", models.CharField(max_length=512)),
+                ("kind", models.CharField(max_length=16)),
+                ("text", models.TextField()),
+                ("at", models.DateTimeField()),
+                ("author", models.CharField(blank=True, max_length=512)),
+                ("role", models.CharField(blank=True, max_length=512)),
+                ("session", models.CharField(blank=True, max_length=512)),
+                ("title", models.CharField(blank=True, max_length=512)),
+                ("about", models.CharField(blank=True, max_length=512)),
+                ("expires", models.DateTimeField(blank=True, null=True)),
+                ("metadata", models.JSONField(blank=True, default=dict)),
+                ("version", models.PositiveIntegerField(default=1)),
+                ("read_version", models.PositiveIntegerField(default=0)),
+                ("read_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "end_user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="items", to="accounts.enduser"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='ItemVersion',
+            name="ItemVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('version', models.PositiveIntegerField()),
-                ('text', models.TextField()),
-                ('fields', models.JSONField(default=dict)),
-                ('replaced_at', models.DateTimeField(auto_now_add=True)),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='versions', to='memory.item')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("version", models.PositiveIntegerField()),
+                ("text", models.TextField()),
+                ("fields", models.JSONField(default=dict)),
+                ("replaced_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "item",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="versions", to="memory.item"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['version'],
+                "ordering": ["version"],
             },
         ),
         migrations.CreateModel(
-            name='Thread',
+            name="Thread",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('tid', models.CharField(max_length=19)),
-                ('source', models.CharField(default='memory', max_length=32)),
-                ('kind', models.CharField(max_length=16)),
-                ('key', models.CharField(max_length=528)),
-                ('title', models.CharField(blank=True, max_length=512)),
-                ('next_seq', models.PositiveIntegerField(default=1)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('end_user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='threads', to='accounts.enduser')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("tid", models.CharField(max_length=19)),
+                ("source", models.CharField(default="memory", max_length=32)),
+                ("kind", models.CharField(max_length=16)),
+                ("key", models.CharField(max_length=528)),
+                ("title", models.CharField(blank=True, max_length=512)),
+                ("next_seq", models.PositiveIntegerField(default=1)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "end_user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="threads", to="accounts.enduser"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Passage',
+            name="Passage",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seq', models.PositiveIntegerField()),
-                ('path', models.CharField(max_length=200)),
-                ('kind', models.CharField(max_length=16)),
-                ('at', models.DateTimeField()),
-                ('expires', models.DateTimeField(blank=True, null=True)),
-                ('author', models.CharField(blank=True, max_length=512)),
-                ('role', models.CharField(blank=True, max_length=512)),
-                ('title', models.CharField(blank=True, max_length=512)),
-                ('about', models.CharField(blank=True, max_length=512)),
-                ('text', models.TextField()),
-                ('item_ids', django.contrib.postgres.fields.ArrayField(base_field=models.CharField(max_length=512), default=list, size=None)),
-                ('embedding', pgvector.django.vector.VectorField(dimensions=384, null=True)),
-                ('model', models.CharField(blank=True, max_length=64)),
-                ('search', models.GeneratedField(db_persist=True, expression=django.contrib.postgres.search.SearchVector('title', 'author', 'text', config='english'), output_field=django.contrib.postgres.search.SearchVectorField())),
-                ('end_user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='passages', to='accounts.enduser')),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='passages', to='memory.item')),
-                ('thread', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='passages', to='memory.thread')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("seq", models.PositiveIntegerField()),
+                ("path", models.CharField(max_length=200)),
+                ("kind", models.CharField(max_length=16)),
+                ("at", models.DateTimeField()),
+                ("expires", models.DateTimeField(blank=True, null=True)),
+                ("author", models.CharField(blank=True, max_length=512)),
+                ("role", models.CharField(blank=True, max_length=512)),
+                ("title", models.CharField(blank=True, max_length=512)),
+                ("about", models.CharField(blank=True, max_length=512)),
+                ("text", models.TextField()),
+                (
+                    "item_ids",
+                    django.contrib.postgres.fields.ArrayField(
+                        base_field=models.CharField(max_length=512), default=list, size=None
+                    ),
+                ),
+                ("embedding", pgvector.django.vector.VectorField(dimensions=384, null=True)),
+                ("model", models.CharField(blank=True, max_length=64)),
+                (
+                    "search",
+                    models.GeneratedField(
+                        db_persist=True,
+                        expression=django.contrib.postgres.search.SearchVector(
+                            "title", "author", "text", config="english"
+                        ),
+                        output_field=django.contrib.postgres.search.SearchVectorField(),
+                    ),
+                ),
+                (
+                    "end_user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="passages", to="accounts.enduser"
+                    ),
+                ),
+                (
+                    "item",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="passages", to="memory.item"
+                    ),
+                ),
+                (
+                    "thread",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="passages", to="memory.thread"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='WrittenIndex',
+            name="WrittenIndex",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('text', models.TextField()),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('end_user', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='written_index', to='accounts.enduser')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("text", models.TextField()),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "end_user",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="written_index", to="accounts.enduser"
+                    ),
+                ),
             ],
         ),
         migrations.AddIndex(
-            model_name='item',
-            index=models.Index(condition=models.Q(('read_at__isnull', True)), fields=['updated_at'], name='item_unread'),
+            model_name="item",
+            index=models.Index(
+                condition=models.Q(("read_at__isnull", True)), fields=["updated_at"], name="item_unread"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='item',
-            constraint=models.UniqueConstraint(fields=('end_user', 'external_id'), name='one_item_per_id'),
+            model_name="item",
+            constraint=models.UniqueConstraint(fields=("end_user", "external_id"), name="one_item_per_id"),
         ),
         migrations.AddConstraint(
-            model_name='itemversion',
-            constraint=models.UniqueConstraint(fields=('item', 'version'), name='one_row_per_version'),
+            model_name="itemversion",
+            constraint=models.UniqueConstraint(fields=("item", "version"), name="one_row_per_version"),
         ),
         migrations.AddConstraint(
-            model_name='thread',
-            constraint=models.UniqueConstraint(fields=('end_user', 'tid'), name='one_thread_per_tid'),
+            model_name="thread",
+            constraint=models.UniqueConstraint(fields=("end_user", "tid"), name="one_thread_per_tid"),
         ),
         migrations.AddConstraint(
-            model_name='thread',
-            constraint=models.UniqueConstraint(fields=('end_user', 'kind', 'key'), name='one_thread_per_key'),
+            model_name="thread",
+            constraint=models.UniqueConstraint(fields=("end_user", "kind", "key"), name="one_thread_per_key"),
         ),
         migrations.AddIndex(
-            model_name='passage',
-            index=models.Index(fields=['end_user', '-at'], name='passage_latest'),
+            model_name="passage",
+            index=models.Index(fields=["end_user", "-at"], name="passage_latest"),
         ),
         migrations.AddIndex(
-            model_name='passage',
-            index=models.Index(fields=['end_user', 'path'], name='passage_path', opclasses=['int8_ops', 'text_pattern_ops']),
+            model_name="passage",
+            index=models.Index(
+                fields=["end_user", "path"], name="passage_path", opclasses=["int8_ops", "text_pattern_ops"]
+            ),
         ),
         migrations.AddIndex(
-            model_name='passage',
-            index=django.contrib.postgres.indexes.GinIndex(fields=['search'], name='passage_fulltext'),
+            model_name="passage",
+            index=django.contrib.postgres.indexes.GinIndex(fields=["search"], name="passage_fulltext"),
         ),
         migrations.AddIndex(
-            model_name='passage',
-            index=pgvector.django.indexes.HnswIndex(ef_construction=64, fields=['embedding'], m=16, name='passage_embedding', opclasses=['vector_cosine_ops']),
+            model_name="passage",
+            index=pgvector.django.indexes.HnswIndex(
+                ef_construction=64,
+                fields=["embedding"],
+                m=16,
+                name="passage_embedding",
+                opclasses=["vector_cosine_ops"],
+            ),
         ),
         migrations.AddConstraint(
-            model_name='passage',
-            constraint=models.UniqueConstraint(fields=('thread', 'seq'), name='one_passage_per_seq'),
+            model_name="passage",
+            constraint=models.UniqueConstraint(fields=("thread", "seq"), name="one_passage_per_seq"),
         ),
     ]

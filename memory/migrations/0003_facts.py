@@ -5,36 +5,45 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('memory', '0002_items_threads_passages'),
+        ("accounts", "0001_initial"),
+        ("memory", "0002_items_threads_passages"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Fact',
+            name="Fact",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('subject', models.CharField(max_length=512)),
-                ('subject_key', models.CharField(max_length=512)),
-                ('attribute', models.CharField(max_length=64)),
-                ('value', models.CharField(blank=True, max_length=512)),
-                ('kind', models.CharField(default='value', max_length=8)),
-                ('valid_from', models.DateTimeField()),
-                ('valid_to', models.DateTimeField(blank=True, null=True)),
-                ('stated_at', models.DateTimeField()),
-                ('recorded_at', models.DateTimeField(auto_now_add=True)),
-                ('retracted_at', models.DateTimeField(blank=True, null=True)),
-                ('retraction', models.CharField(blank=True, max_length=16)),
-                ('source_path', models.CharField(blank=True, max_length=200)),
-                ('source_passage', models.CharField(blank=True, max_length=40)),
-                ('evidence', models.TextField(blank=True)),
-                ('end_user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='facts', to='accounts.enduser')),
-                ('item', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='facts', to='memory.item')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("subject", models.CharField(max_length=512)),
+                ("subject_key", models.CharField(max_length=512)),
+                ("attribute", models.CharField(max_length=64)),
+                ("value", models.CharField(blank=True, max_length=512)),
+                ("kind", models.CharField(default="value", max_length=8)),
+                ("valid_from", models.DateTimeField()),
+                ("valid_to", models.DateTimeField(blank=True, null=True)),
+                ("stated_at", models.DateTimeField()),
+                ("recorded_at", models.DateTimeField(auto_now_add=True)),
+                ("retracted_at", models.DateTimeField(blank=True, null=True)),
+                ("retraction", models.CharField(blank=True, max_length=16)),
+                ("source_path", models.CharField(blank=True, max_length=200)),
+                ("source_passage", models.CharField(blank=True, max_length=40)),
+                ("evidence", models.TextField(blank=True)),
+                (
+                    "end_user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="facts", to="accounts.enduser"
+                    ),
+                ),
+                (
+                    "item",
+                    models.ForeignKey(
+                        null=True, on_delete=django.db.models.deletion.SET_NULL, related_name="facts", to="memory.item"
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['end_user', 'subject_key', 'attribute'], name='fact_subject')],
+                "indexes": [models.Index(fields=["end_user", "subject_key", "attribute"], name="fact_subject")],
             },
         ),
     ]

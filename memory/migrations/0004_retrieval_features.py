@@ -7,49 +7,76 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('memory', '0003_facts'),
+        ("accounts", "0001_initial"),
+        ("memory", "0003_facts"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='passage',
-            name='context_embedding',
+            model_name="passage",
+            name="context_embedding",
             field=pgvector.django.vector.VectorField(dimensions=384, null=True),
         ),
         migrations.CreateModel(
-            name='MemoryStats',
+            name="MemoryStats",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('passages', models.IntegerField(default=0)),
-                ('lexemes', models.BigIntegerField(default=0)),
-                ('end_user', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.enduser')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("passages", models.IntegerField(default=0)),
+                ("lexemes", models.BigIntegerField(default=0)),
+                (
+                    "end_user",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="accounts.enduser"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='PassageSentence',
+            name="PassageSentence",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('embedding', pgvector.django.vector.VectorField(dimensions=384)),
-                ('end_user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.enduser')),
-                ('passage', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sentences', to='memory.passage')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("embedding", pgvector.django.vector.VectorField(dimensions=384)),
+                (
+                    "end_user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="accounts.enduser"
+                    ),
+                ),
+                (
+                    "passage",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="sentences", to="memory.passage"
+                    ),
+                ),
             ],
             options={
-                'indexes': [pgvector.django.indexes.HnswIndex(ef_construction=64, fields=['embedding'], m=16, name='sentence_embedding', opclasses=['vector_cosine_ops'])],
+                "indexes": [
+                    pgvector.django.indexes.HnswIndex(
+                        ef_construction=64,
+                        fields=["embedding"],
+                        m=16,
+                        name="sentence_embedding",
+                        opclasses=["vector_cosine_ops"],
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='TermStat',
+            name="TermStat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('term', models.CharField(max_length=2048)),
-                ('df', models.IntegerField(default=0)),
-                ('end_user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.enduser')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("term", models.CharField(max_length=2048)),
+                ("df", models.IntegerField(default=0)),
+                (
+                    "end_user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="accounts.enduser"
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('end_user', 'term'), name='one_stat_per_term')],
+                "constraints": [models.UniqueConstraint(fields=("end_user", "term"), name="one_stat_per_term")],
             },
         ),
     ]

@@ -4,14 +4,13 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memory', '0004_retrieval_features'),
+        ("memory", "0004_retrieval_features"),
     ]
 
     operations = [
         migrations.RemoveIndex(
-            model_name='passagesentence',
-            name='sentence_embedding',
+            model_name="passagesentence",
+            name="sentence_embedding",
         ),
     ]

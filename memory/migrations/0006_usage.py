@@ -5,45 +5,58 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0002_oauth_connections'),
-        ('memory', '0005_search_indexes'),
+        ("accounts", "0002_oauth_connections"),
+        ("memory", "0005_search_indexes"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='RecentError',
+            name="RecentError",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('at', models.DateTimeField(auto_now_add=True)),
-                ('tool', models.CharField(max_length=64)),
-                ('credential', models.CharField(max_length=64)),
-                ('surface', models.CharField(max_length=16)),
-                ('error', models.CharField(max_length=64)),
-                ('message', models.TextField()),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.project')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("at", models.DateTimeField(auto_now_add=True)),
+                ("tool", models.CharField(max_length=64)),
+                ("credential", models.CharField(max_length=64)),
+                ("surface", models.CharField(max_length=16)),
+                ("error", models.CharField(max_length=64)),
+                ("message", models.TextField()),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="accounts.project"
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['project', '-at'], name='recent_error_latest')],
+                "indexes": [models.Index(fields=["project", "-at"], name="recent_error_latest")],
             },
         ),
         migrations.CreateModel(
-            name='UsageDay',
+            name="UsageDay",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('day', models.DateField()),
-                ('tool', models.CharField(max_length=64)),
-                ('credential', models.CharField(max_length=64)),
-                ('surface', models.CharField(max_length=16)),
-                ('requests', models.IntegerField(default=0)),
-                ('errors', models.IntegerField(default=0)),
-                ('items_added', models.IntegerField(default=0)),
-                ('model_calls', models.IntegerField(default=0)),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.project')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("day", models.DateField()),
+                ("tool", models.CharField(max_length=64)),
+                ("credential", models.CharField(max_length=64)),
+                ("surface", models.CharField(max_length=16)),
+                ("requests", models.IntegerField(default=0)),
+                ("errors", models.IntegerField(default=0)),
+                ("items_added", models.IntegerField(default=0)),
+                ("model_calls", models.IntegerField(default=0)),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="accounts.project"
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('project', 'day', 'tool', 'credential', 'surface'), name='one_usage_row')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("project", "day", "tool", "credential", "surface"), name="one_usage_row"
+                    )
+                ],
             },
         ),
     ]

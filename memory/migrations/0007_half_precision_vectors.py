@@ -6,34 +6,39 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0003_invitations'),
-        ('memory', '0006_usage'),
+        ("accounts", "0003_invitations"),
+        ("memory", "0006_usage"),
     ]
 
     operations = [
         migrations.RemoveIndex(
-            model_name='passage',
-            name='passage_embedding',
+            model_name="passage",
+            name="passage_embedding",
         ),
         migrations.AlterField(
-            model_name='passage',
-            name='context_embedding',
+            model_name="passage",
+            name="context_embedding",
             field=pgvector.django.halfvec.HalfVectorField(dimensions=384, null=True),
         ),
         migrations.AlterField(
-            model_name='passage',
-            name='embedding',
+            model_name="passage",
+            name="embedding",
             field=pgvector.django.halfvec.HalfVectorField(dimensions=384, null=True),
         ),
         migrations.AlterField(
-            model_name='passagesentence',
-            name='embedding',
+            model_name="passagesentence",
+            name="embedding",
             field=pgvector.django.halfvec.HalfVectorField(dimensions=384),
         ),
         migrations.AddIndex(
-            model_name='passage',
-            index=pgvector.django.indexes.HnswIndex(ef_construction=64, fields=['embedding'], m=16, name='passage_embedding', opclasses=['halfvec_cosine_ops']),
+            model_name="passage",
+            index=pgvector.django.indexes.HnswIndex(
+                ef_construction=64,
+                fields=["embedding"],
+                m=16,
+                name="passage_embedding",
+                opclasses=["halfvec_cosine_ops"],
+            ),
         ),
     ]

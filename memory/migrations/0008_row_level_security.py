@@ -24,16 +24,18 @@ def end_user_in_scope(column: str) -> str:
     """The end user in `column` is in this transaction's scope. Two branches, of which the scope's one-time
     filter runs one: the end user alone (by primary key), or the project's end users (by project). The
     set is computed once a statement and each row looked up in it."""
-    return (f"{column} IN (SELECT e.id FROM accounts_enduser e WHERE {END_USER} IS NOT NULL "
-            f"AND e.id = {END_USER} AND e.project_id = {PROJECT} "
-            f"UNION ALL SELECT e.id FROM accounts_enduser e WHERE {END_USER} IS NULL AND e.project_id = {PROJECT})")
+    return (
+        f"{column} IN (SELECT e.id FROM accounts_enduser e WHERE {END_USER} IS NOT NULL "
+        f"AND e.id = {END_USER} AND e.project_id = {PROJECT} "
+        f"UNION ALL SELECT e.id FROM accounts_enduser e WHERE {END_USER} IS NULL AND e.project_id = {PROJECT})"
+    )
 
 
 POLICIES = {
     "memory_item": end_user_in_scope("end_user_id"),
     # An item's versions are the item's: reached through it.
     "memory_itemversion": "EXISTS (SELECT 1 FROM memory_item i WHERE i.id = memory_itemversion.item_id "
-                          f"AND {end_user_in_scope('i.end_user_id')})",
+    f"AND {end_user_in_scope('i.end_user_id')})",
     "memory_thread": end_user_in_scope("end_user_id"),
     "memory_passage": end_user_in_scope("end_user_id"),
     "memory_passagesentence": end_user_in_scope("end_user_id"),
@@ -88,8 +90,10 @@ def require_bypassrls(apps, schema_editor):
         cursor.execute("SELECT 1 FROM pg_roles WHERE rolname = current_user AND (rolsuper OR rolbypassrls)")
         bypasses = cursor.fetchone() is not None
     if not bypasses:
-        raise RuntimeError("Migrate as the owner role, which needs BYPASSRLS (twin_owner; README \"An external "
-                           "PostgreSQL\"): the sweep's functions it owns must see every end user's rows.")
+        raise RuntimeError(
+            'Migrate as the owner role, which needs BYPASSRLS (twin_owner; README "An external '
+            "PostgreSQL\"): the sweep's functions it owns must see every end user's rows."
+        )
 
 
 class Migration(migrations.Migration):

@@ -26,25 +26,24 @@ $$;
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memory', '0008_row_level_security'),
+        ("memory", "0008_row_level_security"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='item',
-            name='failed_at',
+            model_name="item",
+            name="failed_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='item',
-            name='failed_reason',
+            model_name="item",
+            name="failed_reason",
             field=models.CharField(blank=True, max_length=200),
         ),
         migrations.AddField(
-            model_name='item',
-            name='failed_version',
+            model_name="item",
+            name="failed_version",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.RunSQL(UNREAD_ITEMS, UNREAD_ITEMS_BEFORE),

@@ -7,24 +7,24 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memory', '0009_item_failed_read'),
+        ("memory", "0009_item_failed_read"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='usageday',
-            name='revision',
-            field=models.CharField(blank=True, default='', max_length=16),
+            model_name="usageday",
+            name="revision",
+            field=models.CharField(blank=True, default="", max_length=16),
         ),
         migrations.RemoveConstraint(
-            model_name='usageday',
-            name='one_usage_row',
+            model_name="usageday",
+            name="one_usage_row",
         ),
         migrations.AddConstraint(
-            model_name='usageday',
+            model_name="usageday",
             constraint=models.UniqueConstraint(
-                fields=('project', 'day', 'tool', 'credential', 'surface', 'revision'), name='one_usage_row'),
+                fields=("project", "day", "tool", "credential", "surface", "revision"), name="one_usage_row"
+            ),
         ),
     ]

@@ -25,7 +25,6 @@ WHERE f.item_id = placed.item_id AND f.source_passage = placed.passage_id;
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("memory", "0010_usage_protocol_revision"),
     ]

@@ -6,13 +6,13 @@ class Migration(migrations.Migration):
     database default, so a process of the previous release writing usage meanwhile still can."""
 
     dependencies = [
-        ('memory', '0011_portable_memory'),
+        ("memory", "0011_portable_memory"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='usageday',
-            name='throttled',
+            model_name="usageday",
+            name="throttled",
             field=models.IntegerField(db_default=0, default=0),
         ),
     ]

@@ -17,22 +17,27 @@ COMMENT ON FUNCTION twin_read_backlog(bigint) IS
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memory', '0012_usage_throttled'),
+        ("memory", "0012_usage_throttled"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='item',
-            name='characters',
-            field=models.GeneratedField(db_persist=True, expression=django.db.models.functions.text.Length('text'),
-                                        output_field=models.IntegerField()),
+            model_name="item",
+            name="characters",
+            field=models.GeneratedField(
+                db_persist=True,
+                expression=django.db.models.functions.text.Length("text"),
+                output_field=models.IntegerField(),
+            ),
         ),
         migrations.AddIndex(
-            model_name='item',
-            index=models.Index(condition=models.Q(('read_at__isnull', True)), fields=['end_user', 'updated_at'],
-                               name='item_unread_by_end_user'),
+            model_name="item",
+            index=models.Index(
+                condition=models.Q(("read_at__isnull", True)),
+                fields=["end_user", "updated_at"],
+                name="item_unread_by_end_user",
+            ),
         ),
         migrations.RunSQL(READ_BACKLOG, "DROP FUNCTION twin_read_backlog(bigint);"),
     ]

@@ -21,7 +21,8 @@ def hash_stored_items(apps, schema_editor):
     batch = []
     for item in items.only("kind", "author", "session", "at", "text").iterator(chunk_size=BATCH):
         item.content_hash = content_hash(
-            {"kind": item.kind, "author": item.author, "session": item.session, "at": item.at, "text": item.text})
+            {"kind": item.kind, "author": item.author, "session": item.session, "at": item.at, "text": item.text}
+        )
         batch.append(item)
         if len(batch) == BATCH:
             items.bulk_update(batch, ["content_hash"])
@@ -30,7 +31,6 @@ def hash_stored_items(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("memory", "0013_read_backlog"),
     ]
@@ -52,8 +52,11 @@ class Migration(migrations.Migration):
         ),
         migrations.AddConstraint(
             model_name="item",
-            constraint=models.UniqueConstraint(condition=models.Q(("caller_id", False)),
-                                               fields=("end_user", "content_hash"), name="one_item_per_content"),
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("caller_id", False)),
+                fields=("end_user", "content_hash"),
+                name="one_item_per_content",
+            ),
         ),
         migrations.AddField(
             model_name="usageday",
@@ -68,8 +71,9 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="fact",
             name="retracted_by",
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL,
-                                    related_name="+", to="memory.item"),
+            field=models.ForeignKey(
+                blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name="+", to="memory.item"
+            ),
         ),
         migrations.RunPython(hash_stored_items, migrations.RunPython.noop),
     ]

@@ -24,8 +24,10 @@ def outside(column: str) -> str:
 
 def clamped(column: str) -> str:
     """`column` within the dates; NULL stays NULL (an item that never expires)."""
-    return f"{column} = CASE WHEN {column} > {LATEST} THEN {LATEST} WHEN {column} < {EARLIEST} THEN {EARLIEST} " \
-           f"ELSE {column} END"
+    return (
+        f"{column} = CASE WHEN {column} > {LATEST} THEN {LATEST} WHEN {column} < {EARLIEST} THEN {EARLIEST} "
+        f"ELSE {column} END"
+    )
 
 
 CLAMP_ITEMS = f"""
@@ -37,7 +39,6 @@ CLAMP_VERSIONS = f"UPDATE memory_itemversion SET {clamped('replaced_at')} WHERE 
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("memory", "0014_duplicates_secrets_forget"),
     ]

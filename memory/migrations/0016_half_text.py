@@ -5,25 +5,24 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memory', '0015_readable_dates'),
+        ("memory", "0015_readable_dates"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='passage',
-            name='context_embedding',
+            model_name="passage",
+            name="context_embedding",
             field=memory.half_text.HalfVectors(dimensions=384, null=True),
         ),
         migrations.AlterField(
-            model_name='passage',
-            name='embedding',
+            model_name="passage",
+            name="embedding",
             field=memory.half_text.HalfVectors(dimensions=384, null=True),
         ),
         migrations.AlterField(
-            model_name='passagesentence',
-            name='embedding',
+            model_name="passagesentence",
+            name="embedding",
             field=memory.half_text.HalfVectors(dimensions=384),
         ),
     ]

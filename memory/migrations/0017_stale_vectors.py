@@ -29,8 +29,11 @@ class Migration(migrations.Migration):
     operations = [
         migrations.AddIndex(
             model_name="passage",
-            index=models.Index(condition=models.Q(("model", "all-MiniLM-L6-v2-onnx-int8-dynamic"), _negated=True),
-                               fields=["end_user"], name="passage_stale_model"),
+            index=models.Index(
+                condition=models.Q(("model", "all-MiniLM-L6-v2-onnx-int8-dynamic"), _negated=True),
+                fields=["end_user"],
+                name="passage_stale_model",
+            ),
         ),
         migrations.RunSQL(STALE_VECTORS, "DROP FUNCTION twin_stale_vectors(text, integer);"),
     ]

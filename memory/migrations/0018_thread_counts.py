@@ -13,31 +13,30 @@ WHERE t.id = s.thread_id
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0006_project_secret_policy'),
-        ('memory', '0017_stale_vectors'),
+        ("accounts", "0006_project_secret_policy"),
+        ("memory", "0017_stale_vectors"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='thread',
-            name='first_at',
+            model_name="thread",
+            name="first_at",
             field=models.DateTimeField(null=True),
         ),
         migrations.AddField(
-            model_name='thread',
-            name='last_at',
+            model_name="thread",
+            name="last_at",
             field=models.DateTimeField(null=True),
         ),
         migrations.AddField(
-            model_name='thread',
-            name='passage_count',
+            model_name="thread",
+            name="passage_count",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddIndex(
-            model_name='thread',
-            index=models.Index(fields=['end_user', '-last_at'], name='thread_newest'),
+            model_name="thread",
+            index=models.Index(fields=["end_user", "-last_at"], name="thread_newest"),
         ),
         migrations.RunSQL(COUNT_THREADS, migrations.RunSQL.noop),
     ]

@@ -19,13 +19,13 @@ $$;
 
 # Back to 0013's (its comment set again, unchanged).
 EARLIER = import_module("memory.migrations.0013_read_backlog").READ_BACKLOG.replace(
-    "CREATE FUNCTION", "CREATE OR REPLACE FUNCTION")
+    "CREATE FUNCTION", "CREATE OR REPLACE FUNCTION"
+)
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memory', '0019_backlog_from_the_index'),
+        ("memory", "0019_backlog_from_the_index"),
     ]
 
     operations = [migrations.RunSQL(READ_BACKLOG, EARLIER)]

@@ -12,12 +12,13 @@ END_USERS_KEPT = 500
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memory', '0020_backlog_end_users_once'),
+        ("memory", "0020_backlog_end_users_once"),
     ]
 
-    operations = [migrations.RunSQL(
-        f"ALTER TABLE memory_passage ALTER COLUMN end_user_id SET STATISTICS {END_USERS_KEPT}",
-        "ALTER TABLE memory_passage ALTER COLUMN end_user_id SET STATISTICS -1",
-    )]
+    operations = [
+        migrations.RunSQL(
+            f"ALTER TABLE memory_passage ALTER COLUMN end_user_id SET STATISTICS {END_USERS_KEPT}",
+            "ALTER TABLE memory_passage ALTER COLUMN end_user_id SET STATISTICS -1",
+        )
+    ]

@@ -12,7 +12,7 @@ class Migration(migrations.Migration):
     atomic = False
 
     dependencies = [
-        ('memory', '0021_passage_end_user_statistics'),
+        ("memory", "0021_passage_end_user_statistics"),
     ]
 
-    operations = [RemoveIndexConcurrently(model_name='passage', name='passage_embedding')]
+    operations = [RemoveIndexConcurrently(model_name="passage", name="passage_embedding")]

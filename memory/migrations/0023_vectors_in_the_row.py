@@ -11,12 +11,13 @@ ROW_TARGET_BYTES = 4080  # half a page
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memory', '0022_no_shared_vector_index'),
+        ("memory", "0022_no_shared_vector_index"),
     ]
 
-    operations = [migrations.RunSQL(
-        f"ALTER TABLE memory_passage SET (toast_tuple_target = {ROW_TARGET_BYTES})",
-        "ALTER TABLE memory_passage RESET (toast_tuple_target)",
-    )]
+    operations = [
+        migrations.RunSQL(
+            f"ALTER TABLE memory_passage SET (toast_tuple_target = {ROW_TARGET_BYTES})",
+            "ALTER TABLE memory_passage RESET (toast_tuple_target)",
+        )
+    ]

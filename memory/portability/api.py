@@ -33,8 +33,12 @@ class BodyTooLarge(ApiError):
     Content-Length past it before anything is read)."""
 
     def __init__(self):
-        super().__init__(413, "too_large", f"The body is more than {IMPORT_MAX_BYTES:,} bytes; at most "
-                         f"{IMPORT_MAX_BYTES:,}.", bound=IMPORT_MAX_BYTES)
+        super().__init__(
+            413,
+            "too_large",
+            f"The body is more than {IMPORT_MAX_BYTES:,} bytes; at most {IMPORT_MAX_BYTES:,}.",
+            bound=IMPORT_MAX_BYTES,
+        )
 
 
 @contextlib.contextmanager
@@ -114,19 +118,28 @@ class ImportView(APIView):
         "facts. The body may be up to 2 GiB. Needs a read and write key.",
         request={CONTENT_TYPE: FILE_SCHEMA, "application/gzip": FILE_SCHEMA},
         responses={
-            200: OpenApiResponse(IMPORT_ANSWER, description="How many items, by status (added, edited, "
-                                 "unchanged, refused), each item the secret gate refused or redacted by line and "
-                                 "field, and the versions and facts that came with them."),
+            200: OpenApiResponse(
+                IMPORT_ANSWER,
+                description="How many items, by status (added, edited, "
+                "unchanged, refused), each item the secret gate refused or redacted by line and "
+                "field, and the versions and facts that came with them.",
+            ),
             400: OpenApiResponse(ERROR_SCHEMA, description="A bad line: names the line, the field and the bound."),
             401: OpenApiResponse(ERROR_SCHEMA, description="No key, or not a key this service issued."),
             403: OpenApiResponse(ERROR_SCHEMA, description="A read key."),
-            413: OpenApiResponse(ERROR_SCHEMA, description="A body over the bound, or a file holding more items "
-                                 "or characters than the project may have waiting to be read (setting names "
-                                 "READ_BACKLOG_ITEMS or READ_BACKLOG_CHARACTERS, bound its value): no wait would "
-                                 "admit it, so split it."),
-            429: OpenApiResponse(ERROR_SCHEMA, description="The file fits the project's cap on queued read work, "
-                                 "but not beside what already waits: nothing stored; Retry-After says when to "
-                                 "try again."),
+            413: OpenApiResponse(
+                ERROR_SCHEMA,
+                description="A body over the bound, or a file holding more items "
+                "or characters than the project may have waiting to be read (setting names "
+                "READ_BACKLOG_ITEMS or READ_BACKLOG_CHARACTERS, bound its value): no wait would "
+                "admit it, so split it.",
+            ),
+            429: OpenApiResponse(
+                ERROR_SCHEMA,
+                description="The file fits the project's cap on queued read work, "
+                "but not beside what already waits: nothing stored; Retry-After says when to "
+                "try again.",
+            ),
         },
         tags=["memory"],
     )

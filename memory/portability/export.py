@@ -34,9 +34,13 @@ class ExportsBusy(ApiError):
     Retry-After (the shape of every busy answer)."""
 
     def __init__(self):
-        super().__init__(503, "unavailable", f"{EXPORTS_AT_ONCE} exports are already streaming from this server "
-                         f"process. Try again in {EXPORT_RETRY_AFTER_SECONDS} s.",
-                         retry_after=EXPORT_RETRY_AFTER_SECONDS)
+        super().__init__(
+            503,
+            "unavailable",
+            f"{EXPORTS_AT_ONCE} exports are already streaming from this server "
+            f"process. Try again in {EXPORT_RETRY_AFTER_SECONDS} s.",
+            retry_after=EXPORT_RETRY_AFTER_SECONDS,
+        )
 
 
 class ExportStream:

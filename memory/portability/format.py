@@ -37,11 +37,18 @@ class InvalidImport(ApiError):
 
 # ---- writing ----------------------------------------------------------------------------------------------
 
+
 def header(end_user: EndUser, *, items: int, exported_at: datetime) -> dict:
     """The first line: the format and its version, whose memory it was, when, and how many item lines
     follow (so a file cut short is refused on import)."""
-    return {"format": FORMAT, "version": VERSION, "exported_at": iso(exported_at),
-            "project": end_user.project.slug, "end_user": end_user.external_id, "items": items}
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "exported_at": iso(exported_at),
+        "project": end_user.project.slug,
+        "end_user": end_user.external_id,
+        "items": items,
+    }
 
 
 def item_line(item: Item, versions: list[ItemVersion], facts: list[Fact]) -> dict:
@@ -52,16 +59,28 @@ def item_line(item: Item, versions: list[ItemVersion], facts: list[Fact]) -> dic
     if item.expires:
         fields["expires"] = iso(item.expires)
     fields["metadata"] = item.metadata
-    return {"item": fields, "version": item.version, "read": item.is_read,
-            "versions": [{"version": v.version, "text": v.text, "replaced_at": iso(v.replaced_at), "fields": v.fields}
-                         for v in versions],
-            "facts": [_fact(fact, item.external_id) for fact in facts]}
+    return {
+        "item": fields,
+        "version": item.version,
+        "read": item.is_read,
+        "versions": [
+            {"version": v.version, "text": v.text, "replaced_at": iso(v.replaced_at), "fields": v.fields}
+            for v in versions
+        ],
+        "facts": [_fact(fact, item.external_id) for fact in facts],
+    }
 
 
 def _fact(fact: Fact, item_id: str) -> dict:
-    out = {"subject": fact.subject, "attribute": fact.attribute, "value": fact.value, "kind": fact.kind,
-           "valid_from": iso(fact.valid_from), "stated_at": iso(fact.stated_at),
-           "recorded_at": iso(fact.recorded_at)}
+    out = {
+        "subject": fact.subject,
+        "attribute": fact.attribute,
+        "value": fact.value,
+        "kind": fact.kind,
+        "valid_from": iso(fact.valid_from),
+        "stated_at": iso(fact.stated_at),
+        "recorded_at": iso(fact.recorded_at),
+    }
     for name in ("valid_to", "retracted_at"):
         if getattr(fact, name):
             out[name] = iso(getattr(fact, name))
@@ -76,6 +95,7 @@ def _fact(fact: Fact, item_id: str) -> dict:
 
 # ---- reading ----------------------------------------------------------------------------------------------
 
+
 def _without(schema: dict, *names: str) -> dict:
     return {key: value for key, value in schema["properties"].items() if key not in names}
 
@@ -87,8 +107,11 @@ VERSION_SCHEMA = {
         "text": tools.text("The item's text as it was.", ITEM_TEXT_MAX, 0),
         "replaced_at": date_schema("When an edit replaced it."),
         # the item's other fields as they were: as memory_add takes them
-        "fields": {"type": "object", "properties": _without(tools.ITEM_SCHEMA, "text", "id"),
-                   "additionalProperties": False},
+        "fields": {
+            "type": "object",
+            "properties": _without(tools.ITEM_SCHEMA, "text", "id"),
+            "additionalProperties": False,
+        },
     },
     "required": ["version", "text", "replaced_at"],
     "additionalProperties": False,
@@ -110,8 +133,10 @@ FACT_SCHEMA = {
         "evidence": tools.text("The sentence it was read from.", ITEM_TEXT_MAX, 0),
         "source": {
             "type": "object",
-            "properties": {"item": tools.line("The item it was read from: this line's.", ITEM_ID_MAX),
-                           "passage": {"type": "integer", "minimum": 1}},
+            "properties": {
+                "item": tools.line("The item it was read from: this line's.", ITEM_ID_MAX),
+                "passage": {"type": "integer", "minimum": 1},
+            },
             "required": ["item"],
             "additionalProperties": False,
         },
@@ -168,8 +193,9 @@ def check_header(data, number: int = 1) -> dict:
         raise InvalidImport(number, "format", f"format: the first line names the format, {FORMAT!r}")
     version = data.get("version")
     if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= VERSION:
-        raise InvalidImport(number, "version", f"version: this server reads versions 1 to {VERSION} of the format",
-                            bound=VERSION)
+        raise InvalidImport(
+            number, "version", f"version: this server reads versions 1 to {VERSION} of the format", bound=VERSION
+        )
     items = data.get("items")
     if items is not None and (not isinstance(items, int) or isinstance(items, bool) or items < 0):
         raise InvalidImport(number, "items", "items: the number of item lines, a whole number")
@@ -195,8 +221,11 @@ def check_line(data, number: int) -> ImportLine:
     numbers = set()
     for i, version in enumerate(parsed.get("versions", [])):
         if not version["version"] < line.version or version["version"] in numbers:
-            raise InvalidImport(number, f"versions[{i}].version", f"versions[{i}].version: an earlier version: "
-                                "below the line's version, and named once")
+            raise InvalidImport(
+                number,
+                f"versions[{i}].version",
+                f"versions[{i}].version: an earlier version: below the line's version, and named once",
+            )
         numbers.add(version["version"])
         # the fields as the file gives them: stored as JSON, as the item's snapshot was
         line.versions.append({**version, "fields": data["versions"][i].get("fields", {})})
@@ -208,9 +237,23 @@ def check_line(data, number: int) -> ImportLine:
 
 
 def _fact_fields(fact: dict) -> dict:
-    fields = {name: fact.get(name) for name in ("subject", "attribute", "kind", "valid_from", "valid_to",
-                                               "stated_at", "recorded_at", "retracted_at")}
-    fields.update(value=fact.get("value", ""), retraction=fact.get("retraction", ""),
-                  evidence=fact.get("evidence", ""), source_seq=fact["source"].get("passage"))
+    fields = {
+        name: fact.get(name)
+        for name in (
+            "subject",
+            "attribute",
+            "kind",
+            "valid_from",
+            "valid_to",
+            "stated_at",
+            "recorded_at",
+            "retracted_at",
+        )
+    }
+    fields.update(
+        value=fact.get("value", ""),
+        retraction=fact.get("retraction", ""),
+        evidence=fact.get("evidence", ""),
+        source_seq=fact["source"].get("passage"),
+    )
     return fields
-

@@ -43,8 +43,9 @@ def _item_lines(file: BinaryIO) -> Iterator[fmt.ImportLine]:
     lines = reader.lines(file)
     first = next(lines, None)
     if first is None:
-        raise fmt.InvalidImport(1, "format", f"format: the file is empty; its first line names the format, "
-                                f"{fmt.FORMAT!r}")
+        raise fmt.InvalidImport(
+            1, "format", f"format: the file is empty; its first line names the format, {fmt.FORMAT!r}"
+        )
     fmt.check_header(reader.parsed(*first), first[0])
     for number, line in lines:
         yield fmt.check_line(reader.parsed(number, line), number)
@@ -62,18 +63,24 @@ def check_file(file: BinaryIO, *, project_id: int) -> FileSize:
         characters += len(line.item["text"])
         digest = hashlib.blake2b(line.id.encode(), digest_size=ID_DIGEST_BYTES).digest()
         if digest in seen:
-            raise fmt.InvalidImport(line.number, "item.id", "item.id: repeats an earlier line's; a file holds "
-                                    "each item once")
+            raise fmt.InvalidImport(
+                line.number, "item.id", "item.id: repeats an earlier line's; a file holds each item once"
+            )
         seen.add(digest)
         if len(seen) > IMPORT_MAX_ITEMS:
-            raise fmt.InvalidImport(line.number, "items", f"a file holds at most {IMPORT_MAX_ITEMS:,} items",
-                                    bound=IMPORT_MAX_ITEMS)
+            raise fmt.InvalidImport(
+                line.number, "items", f"a file holds at most {IMPORT_MAX_ITEMS:,} items", bound=IMPORT_MAX_ITEMS
+            )
         fairness.check_fits_cap(len(seen), characters)
     first = next(reader.lines(file))
     promised = reader.parsed(*first).get("items")
     if promised is not None and promised != len(seen):
-        raise fmt.InvalidImport(first[0], "items", f"items: the first line counts {promised:,} items and the "
-                                f"file holds {len(seen):,}: it was cut short or changed")
+        raise fmt.InvalidImport(
+            first[0],
+            "items",
+            f"items: the first line counts {promised:,} items and the "
+            f"file holds {len(seen):,}: it was cut short or changed",
+        )
     fairness.check_backlog(project_id, len(seen), characters)
     return FileSize(len(seen), characters)
 
@@ -103,11 +110,18 @@ def store_file(*, memory: Memory, file: BinaryIO, size: FileSize, progress: Prog
         progress(done, size.items)
     with memory.scoped():
         unread = memory.items().filter(read_at__isnull=True).count()
-    return {"items": size.items, "statuses": dict(statuses), "refused": caught.refused, "redacted": caught.redacted,
-            "versions": brought["versions"], "facts": brought["facts"],
-            "secrets_caught": len(caught.refused) + len(caught.redacted) + brought["secrets"], "unread_items": unread,
-            "message": "Stored. The background read rebuilds passages, vectors and the index; memory_overview's "
-                       "unread_items counts the items it has still to read."}
+    return {
+        "items": size.items,
+        "statuses": dict(statuses),
+        "refused": caught.refused,
+        "redacted": caught.redacted,
+        "versions": brought["versions"],
+        "facts": brought["facts"],
+        "secrets_caught": len(caught.refused) + len(caught.redacted) + brought["secrets"],
+        "unread_items": unread,
+        "message": "Stored. The background read rebuilds passages, vectors and the index; memory_overview's "
+        "unread_items counts the items it has still to read.",
+    }
 
 
 @dataclass
@@ -130,15 +144,18 @@ def _in_file(line: fmt.ImportLine, found: dict) -> dict:
     return {"line": line.number, "field": CALL_PLACE.sub(LINE_PLACE, found["field"]), "secret": found["secret"]}
 
 
-def _store_batch(memory: Memory, batch: list[fmt.ImportLine], statuses: Counter, brought: Counter,
-                 caught: Caught) -> int:
+def _store_batch(
+    memory: Memory, batch: list[fmt.ImportLine], statuses: Counter, brought: Counter, caught: Caught
+) -> int:
     """One transaction: the batch's items stored as memory_add stores them (no more than a memory_add's
     worth of items per call, so each queued read is no bigger than an add's), then the versions and facts
     of the items it added."""
     with memory.scoped():
         answers = []
         for start in range(0, len(batch), ITEMS_MAX):
-            answers += services.store_items(memory=memory, items=[line.item for line in batch[start:start + ITEMS_MAX]])
+            answers += services.store_items(
+                memory=memory, items=[line.item for line in batch[start : start + ITEMS_MAX]]
+            )
         statuses.update(answer["status"] for answer in answers)
         for line, answer in zip(batch, answers):
             caught.add(line, answer)
@@ -169,8 +186,11 @@ def _bring(memory: Memory, lines: list[fmt.ImportLine]) -> tuple[int, int, int]:
         for fact in line.facts:
             screened = screen_record(fact, redact=redact)
             caught += screened is not fact
-            facts += [Fact(end_user=memory.end_user, item=item, subject_key=subject_key(screened["subject"]),
-                           **screened)] if screened else []
+            facts += (
+                [Fact(end_user=memory.end_user, item=item, subject_key=subject_key(screened["subject"]), **screened)]
+                if screened
+                else []
+            )
     # one UPDATE per pair of numbers (most items share one): bulk_update's CASE per row grows as n squared
     for (version, imported), pks in numbered.items():
         memory.items().filter(pk__in=pks).update(version=version, facts_imported_version=imported)

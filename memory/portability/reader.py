@@ -38,11 +38,16 @@ def lines(file: BinaryIO) -> Iterator[tuple[int, bytes]]:
         number += 1
         size += len(line)
         if size > IMPORT_MAX_BYTES:
-            raise InvalidImport(number, "body", f"the file holds more than {IMPORT_MAX_BYTES:,} bytes (once "
-                                "decompressed)", bound=IMPORT_MAX_BYTES)
+            raise InvalidImport(
+                number,
+                "body",
+                f"the file holds more than {IMPORT_MAX_BYTES:,} bytes (once decompressed)",
+                bound=IMPORT_MAX_BYTES,
+            )
         if len(line.rstrip(b"\r\n")) > IMPORT_LINE_MAX_BYTES:
-            raise InvalidImport(number, "line", f"longer than {IMPORT_LINE_MAX_BYTES:,} bytes",
-                                bound=IMPORT_LINE_MAX_BYTES)
+            raise InvalidImport(
+                number, "line", f"longer than {IMPORT_LINE_MAX_BYTES:,} bytes", bound=IMPORT_LINE_MAX_BYTES
+            )
         if line.strip():
             yield number, line
 

@@ -72,21 +72,35 @@ def _children(memory: Memory, directory: str) -> list[dict] | None:
     held = held.filter(source=parts[1])
     if len(parts) == 2:
         rows = held.values("kind").annotate(n=Sum("passage_count")).order_by("kind")
-        return [{"name": f"{PLURAL[r['kind']]}/", "path": f"{directory}{PLURAL[r['kind']]}/", "passages": r["n"]}
-                for r in rows] or None
+        return [
+            {"name": f"{PLURAL[r['kind']]}/", "path": f"{directory}{PLURAL[r['kind']]}/", "passages": r["n"]}
+            for r in rows
+        ] or None
     if len(parts) == 3:
         out = []
         for thread in held.filter(kind=_SINGULAR.get(parts[2], "")).order_by("-last_at", "tid")[:CHILDREN_MAX]:
-            entry = {"name": f"{thread.tid}/", "path": f"{directory}{thread.tid}/", "passages": thread.passage_count,
-                     "first_at": iso(thread.first_at), "last_at": iso(thread.last_at)}
+            entry = {
+                "name": f"{thread.tid}/",
+                "path": f"{directory}{thread.tid}/",
+                "passages": thread.passage_count,
+                "first_at": iso(thread.first_at),
+                "last_at": iso(thread.last_at),
+            }
             if thread.title:
                 entry["title"] = thread.title
             out.append(entry)
         return out or None
     passages = memory.passages().filter(path__prefix=directory)
     rows = passages.order_by("seq")[:CHILDREN_MAX]
-    return [{"name": p.path.rsplit("/", 1)[1], "path": p.path, "at": iso(p.at),
-             "preview": " ".join(p.text.split())[:PREVIEW_CHARS]} for p in rows] or None
+    return [
+        {
+            "name": p.path.rsplit("/", 1)[1],
+            "path": p.path,
+            "at": iso(p.at),
+            "preview": " ".join(p.text.split())[:PREVIEW_CHARS],
+        }
+        for p in rows
+    ] or None
 
 
 def memory_ls(*, memory: Memory, path: str = "") -> dict:
@@ -98,8 +112,11 @@ def memory_ls(*, memory: Memory, path: str = "") -> dict:
         while _children(memory, parent) is None:
             parent = parent.rstrip("/").rsplit("/", 1)[0] + "/" if "/" in parent.rstrip("/") else ""
         raise CannotAnswer(
-            "not_found", f"No directory {directory!r} in this memory.", path=directory,
-            nearest=parent, children=[c["name"] for c in _children(memory, parent)],
+            "not_found",
+            f"No directory {directory!r} in this memory.",
+            path=directory,
+            nearest=parent,
+            children=[c["name"] for c in _children(memory, parent)],
         )
     return {"path": directory, "children": children}
 
@@ -115,19 +132,33 @@ def memory_read(*, memory: Memory, path: str) -> dict:
                 return {"path": path, "subject": name, "text": history.render_subject(memory, key, name)}
     passage = memory.passages().filter(path=path).first()
     if passage:
-        return {"path": path, "passage_id": passage_id(passage.thread.tid, passage.seq), "at": iso(passage.at),
-                "item_ids": list(passage.item_ids), "text": render_passage(passage)}
+        return {
+            "path": path,
+            "passage_id": passage_id(passage.thread.tid, passage.seq),
+            "at": iso(passage.at),
+            "item_ids": list(passage.item_ids),
+            "text": render_passage(passage),
+        }
     parent = path.rsplit("/", 1)[0] + "/" if "/" in path else ""
     if path.endswith("/") or _children(memory, _dir(path)) is not None:
-        raise CannotAnswer("is_a_directory", f"{path!r} is a directory; memory_ls lists it.", path=path,
-                           children=[c["name"] for c in _children(memory, _dir(path))])
+        raise CannotAnswer(
+            "is_a_directory",
+            f"{path!r} is a directory; memory_ls lists it.",
+            path=path,
+            children=[c["name"] for c in _children(memory, _dir(path))],
+        )
     try:
         siblings = memory_ls(memory=memory, path=parent)["children"]
         where = parent
     except CannotAnswer as missing:
         siblings, where = [{"name": n} for n in missing.details["children"]], missing.details["nearest"]
-    raise CannotAnswer("not_found", f"No file {path!r} in this memory.", path=path, directory=where,
-                       siblings=[c["name"] for c in siblings])
+    raise CannotAnswer(
+        "not_found",
+        f"No file {path!r} in this memory.",
+        path=path,
+        directory=where,
+        siblings=[c["name"] for c in siblings],
+    )
 
 
 def _passage(memory: Memory, pid: str) -> Passage:
@@ -138,8 +169,11 @@ def _passage(memory: Memory, pid: str) -> Passage:
     found = memory.passages().filter(thread__tid=tid, seq=seq).first()
     if found is None:
         thread = memory.passages().filter(thread__tid=tid).aggregate(first=Min("seq"), last=Max("seq"))
-        hint = (f" Thread {tid} has p_{thread['first']:04d} to p_{thread['last']:04d}." if thread["first"]
-                else f" There is no thread {tid}.")
+        hint = (
+            f" Thread {tid} has p_{thread['first']:04d} to p_{thread['last']:04d}."
+            if thread["first"]
+            else f" There is no thread {tid}."
+        )
         raise CannotAnswer("not_found", f"No passage {pid}.{hint}", passage_id=pid)
     return found
 
@@ -150,9 +184,9 @@ def memory_around(*, memory: Memory, passage_id: str, width: int) -> dict:
     thread = memory.passages().filter(thread=center.thread)
     before = list(thread.filter(seq__lt=center.seq).order_by("-seq")[:width])[::-1]
     after = list(thread.filter(seq__gt=center.seq).order_by("seq")[:width])
-    passages = [passage_json(p) for p in before] + [passage_json(center, center=True)] + [
-        passage_json(p) for p in after
-    ]
+    passages = (
+        [passage_json(p) for p in before] + [passage_json(center, center=True)] + [passage_json(p) for p in after]
+    )
     return {"passage_id": passage_id, "thread": center.thread.tid, "passages": passages}
 
 
@@ -171,8 +205,9 @@ def _dated(passages, after: datetime | None, before: datetime | None):
     return passages
 
 
-def memory_latest(*, memory: Memory, k: int, place: str = "", after: datetime | None = None,
-                  before: datetime | None = None) -> dict:
+def memory_latest(
+    *, memory: Memory, k: int, place: str = "", after: datetime | None = None, before: datetime | None = None
+) -> dict:
     """The most recent passages, newest first, optionally in one place and a date window."""
     passages = memory.passages()
     place = place.strip().strip("/")
@@ -180,8 +215,7 @@ def memory_latest(*, memory: Memory, k: int, place: str = "", after: datetime | 
         kind = {plural: kind for kind, plural in PLURAL.items()}.get(place)
         passages = passages.filter(kind=kind) if kind else passages.filter(thread__source=place)
         if not passages.exists():
-            raise CannotAnswer("empty_place", f"Nothing is in place {place!r}.", place=place,
-                               places=_places(memory))
+            raise CannotAnswer("empty_place", f"Nothing is in place {place!r}.", place=place, places=_places(memory))
     rows = _dated(passages, after, before).order_by("-at", "-seq")[:k]
     return {"passages": [passage_json(p) for p in rows]}
 
@@ -218,11 +252,12 @@ def memory_grep(*, memory: Memory, pattern: str, scope: str = "", limit: int) ->
     hits = []
     for p in passages.order_by("-at", "-seq")[:limit]:
         start = p.text.lower().find(pattern.lower())
-        hits.append(passage_json(p, match=p.text[max(0, start - MATCH_CONTEXT): start + len(pattern) + MATCH_CONTEXT]))
+        hits.append(passage_json(p, match=p.text[max(0, start - MATCH_CONTEXT) : start + len(pattern) + MATCH_CONTEXT]))
     return {"pattern": pattern, "found": len(hits), "hits": hits}
 
 
 # ---- for the console's end-user page: threads and items as a person browses them --------------------------
+
 
 def threads_by_recency(*, memory: Memory, limit: int) -> list[Thread]:
     """The memory's threads that hold passages, most recent passage first, at most `limit`; each carries

@@ -25,7 +25,8 @@ _DATE = re.compile(
     rf"|(?:the )?(?P<d1>\d{{1,2}})(?:st|nd|rd|th)? (?:of )?(?P<m1>{_MONTH})\.?(?:,? (?P<y1>\d{{4}}))?"
     rf"|(?P<m2>{_MONTH})\.? (?:the )?(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? (?P<y2>\d{{4}}))?"
     rf"|(?P<m3>{_MONTH})\b\.?(?:,? (?P<y3>\d{{4}}))?"
-    rf"|(?P<y4>(?:19|20)\d\d))\b")
+    rf"|(?P<y4>(?:19|20)\d\d))\b"
+)
 _IN_MAY = re.compile(r"\b(?:in|of|during|since|until|by|early|late|mid|last|next|this)[ -]$")
 
 
@@ -61,8 +62,9 @@ def matrix(rows: list[dict], statistics: TermStatistics, query: str) -> np.ndarr
     f["cos_next"] = np.array([r["cos_next"] if r["cos_next"] is not None else r["cos_t"] for r in rows], float)
     f["maxsent"] = np.array([r["maxsent"] if r["maxsent"] is not None else r["cos_t"] for r in rows], float)
     q = query.lower()
-    f["spk"] = np.array([bool(r["author"] and r["author"] in q) or bool(r["about"] and r["about"] in q)
-                         for r in rows], float)
+    f["spk"] = np.array(
+        [bool(r["author"] and r["author"] in q) or bool(r["about"] and r["about"] in q) for r in rows], float
+    )
     f["len"] = np.log1p(np.array([r["characters"] for r in rows], float))
     # Neighbours either side in the same thread, when they are candidates (they are, unless filtered out).
     position = {(t, s): i for i, (t, s) in enumerate(zip(thread, seq))}
@@ -85,8 +87,9 @@ def bm25(rows: list[dict], statistics: TermStatistics) -> np.ndarray:
     """BM25 of each candidate over the question's terms, with the memory's own document frequencies."""
     passages, average, df = statistics.passages, statistics.average_length, statistics.document_frequency
     tf = [r["tf"] for r in rows]
-    weights = {t: math.log(1 + (passages - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5))
-               for t in statistics.terms if df.get(t)}
+    weights = {
+        t: math.log(1 + (passages - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5)) for t in statistics.terms if df.get(t)
+    }
     lengths = np.array([r["lexemes"] or 0 for r in rows], float)
     bm = np.zeros(len(rows))
     for term, idf in weights.items():
@@ -112,7 +115,7 @@ def named_dates(question: str) -> tuple[set[tuple[int | None, int, int]], set[in
             months.add(MONTHS[month])
             years |= {int(year)} if year else set()
         elif m["m3"]:
-            if m["m3"] == "may" and not m["y3"] and not _IN_MAY.search(question.lower()[:m.start()]):
+            if m["m3"] == "may" and not m["y3"] and not _IN_MAY.search(question.lower()[: m.start()]):
                 continue  # "may" the verb
             months.add(MONTHS[m["m3"]])
             years |= {int(m["y3"])} if m["y3"] else set()
@@ -131,8 +134,9 @@ def date_features(question: str, days: list[str]) -> tuple[np.ndarray, np.ndarra
         return month_or_year, near
     at = [date.fromisoformat(day) for day in days]
     if months or years:
-        month_or_year = np.array([(not months or d.month in months) and (not years or d.year in years)
-                                  for d in at], float)
+        month_or_year = np.array(
+            [(not months or d.month in months) and (not years or d.year in years) for d in at], float
+        )
     for year, month, day in named:
         for i, d in enumerate(at):
             try:

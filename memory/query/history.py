@@ -34,12 +34,22 @@ class Entry:
 
     def as_dict(self, now: datetime) -> dict:
         f = self.fact
-        out = {"attribute": f.attribute, "value": f.value, "valid_from": iso(f.valid_from),
-               "valid_to": iso(self.until), "stated_at": iso(f.stated_at), "recorded_at": iso(f.recorded_at),
-               "retracted_at": iso(f.retracted_at), "retraction": f.retraction or None}
+        out = {
+            "attribute": f.attribute,
+            "value": f.value,
+            "valid_from": iso(f.valid_from),
+            "valid_to": iso(self.until),
+            "stated_at": iso(f.stated_at),
+            "recorded_at": iso(f.recorded_at),
+            "retracted_at": iso(f.retracted_at),
+            "retraction": f.retraction or None,
+        }
         out["current"] = f.retracted_at is None and self.current_at(now)
-        out["source"] = {"path": f.source_path, "passage_id": f.source_passage,
-                         "item_id": f.item.external_id if f.item_id else None}
+        out["source"] = {
+            "path": f.source_path,
+            "passage_id": f.source_passage,
+            "item_id": f.item.external_id if f.item_id else None,
+        }
         return out
 
 
@@ -95,10 +105,13 @@ def resolve_subject(memory: Memory, subject: str) -> tuple[str, str]:
     partial = [k for k in known if key in k.split()]
     if len(partial) == 1:
         return partial[0], known[partial[0]]
-    nearest = (difflib.get_close_matches(key, list(known), n=NEAREST_SUBJECTS, cutoff=NEAREST_SIMILARITY)
-               or partial[:NEAREST_SUBJECTS])
-    raise CannotAnswer("no_subject", f"No facts are recorded about {subject!r}.", subject=subject,
-                       nearest=[known[k] for k in nearest])
+    nearest = (
+        difflib.get_close_matches(key, list(known), n=NEAREST_SUBJECTS, cutoff=NEAREST_SIMILARITY)
+        or partial[:NEAREST_SUBJECTS]
+    )
+    raise CannotAnswer(
+        "no_subject", f"No facts are recorded about {subject!r}.", subject=subject, nearest=[known[k] for k in nearest]
+    )
 
 
 def memory_history(*, memory: Memory, subject: str, attribute: str | None = None) -> dict:
@@ -106,16 +119,23 @@ def memory_history(*, memory: Memory, subject: str, attribute: str | None = None
     key, name = resolve_subject(memory, subject)
     found = chains(memory, key, attribute)
     if not found:
-        raise CannotAnswer("no_attribute", f"Nothing is recorded about {name}'s {attribute}.", subject=name,
-                           attributes=sorted({f.attribute for f in _facts(memory, key)}))
+        raise CannotAnswer(
+            "no_attribute",
+            f"Nothing is recorded about {name}'s {attribute}.",
+            subject=name,
+            attributes=sorted({f.attribute for f in _facts(memory, key)}),
+        )
     now = timezone.now()
-    chain = sorted((e.as_dict(now) for entries in found.values() for e in entries),
-                   key=lambda e: (e["valid_from"], e["recorded_at"]))
+    chain = sorted(
+        (e.as_dict(now) for entries in found.values() for e in entries),
+        key=lambda e: (e["valid_from"], e["recorded_at"]),
+    )
     return {"subject": name, "attribute": attribute, "chain": chain}
 
 
-def current_facts(memory: Memory, *, named=None, sources=None, as_of: datetime | None = None,
-                  limit: int = CURRENT_FACTS_DEFAULT) -> list[dict]:
+def current_facts(
+    memory: Memory, *, named=None, sources=None, as_of: datetime | None = None, limit: int = CURRENT_FACTS_DEFAULT
+) -> list[dict]:
     """What was true as of `as_of` (default now), using only what was said before it: about the subjects
     whose names hold one of the words `named` and those the passages at `sources` speak of, or about
     everyone when neither is given."""
@@ -132,9 +152,18 @@ def current_facts(memory: Memory, *, named=None, sources=None, as_of: datetime |
         for entry in work_out(group, said_before=as_of):
             f = entry.fact
             if f.retracted_at is None and entry.current_at(moment):
-                out.append({"subject": f.subject, "attribute": attribute, "value": f.value,
-                            "since": iso(f.valid_from), "until": iso(entry.until), "said_at": iso(f.stated_at),
-                            "source": f.source_path, "passage_id": f.source_passage})
+                out.append(
+                    {
+                        "subject": f.subject,
+                        "attribute": attribute,
+                        "value": f.value,
+                        "since": iso(f.valid_from),
+                        "until": iso(entry.until),
+                        "said_at": iso(f.stated_at),
+                        "source": f.source_path,
+                        "passage_id": f.source_passage,
+                    }
+                )
     out.sort(key=lambda r: r["since"], reverse=True)
     return out[:limit]
 
@@ -148,8 +177,10 @@ def render_subject(memory: Memory, key: str, name: str) -> str:
     for attribute, entries in found.items():
         for e in entries:
             if e.fact.retracted_at is None and e.current_at(now):
-                lines.append(f"- {inline(attribute)}: {inline(e.fact.value)} (since {e.fact.valid_from.date()}; "
-                             f"{e.fact.source_passage or 'source forgotten'})")
+                lines.append(
+                    f"- {inline(attribute)}: {inline(e.fact.value)} (since {e.fact.valid_from.date()}; "
+                    f"{e.fact.source_passage or 'source forgotten'})"
+                )
     lines += ["", "## History"]
     for attribute, entries in found.items():
         lines.append(f"### {inline(attribute)}")

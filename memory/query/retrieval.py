@@ -33,8 +33,9 @@ MATCH_BUDGET = 1_000  # passages the text source ranks at most (see matching_ter
 WEIGHTS_FILE = Path(__file__).with_name("weights.json")
 WEIGHTS: dict[str, float] = json.loads(WEIGHTS_FILE.read_text())["weights"]
 if set(WEIGHTS) != set(features.FEATURES):
-    raise RuntimeError(f"{WEIGHTS_FILE} weighs {sorted(WEIGHTS)}, not the features {sorted(features.FEATURES)}: "
-                       "run bench/tune.py")
+    raise RuntimeError(
+        f"{WEIGHTS_FILE} weighs {sorted(WEIGHTS)}, not the features {sorted(features.FEATURES)}: run bench/tune.py"
+    )
 
 
 @dataclass(frozen=True)
@@ -104,8 +105,11 @@ def explain(memory: Memory, query: str, filters: PassageFilters) -> dict[str, st
 def _candidates(rows: list[dict], statistics: TermStatistics, query: str) -> Candidates:
     if not rows:
         return Candidates(np.zeros(0, int), np.zeros(0, int), np.zeros((0, len(features.FEATURES))))
-    return Candidates(np.array([r["id"] for r in rows]), np.array([r["thread_id"] for r in rows]),
-                      features.matrix(rows, statistics, query))
+    return Candidates(
+        np.array([r["id"] for r in rows]),
+        np.array([r["thread_id"] for r in rows]),
+        features.matrix(rows, statistics, query),
+    )
 
 
 def weight_vector(weights: dict[str, float]) -> np.ndarray:

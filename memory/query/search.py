@@ -20,17 +20,27 @@ from ..selectors import Memory, PassageFilters
 from ..validation import GivenTime
 
 
-def ranked(memory: Memory, query: str, *, before: datetime | None = None, after: datetime | None = None,
-           scope: str = "", current: bool = True, limit: int = SEARCH_HITS) -> list[tuple[float, object]]:
+def ranked(
+    memory: Memory,
+    query: str,
+    *,
+    before: datetime | None = None,
+    after: datetime | None = None,
+    scope: str = "",
+    current: bool = True,
+    limit: int = SEARCH_HITS,
+) -> list[tuple[float, object]]:
     """(score, passage) pairs, best first. Past-`expires` passages are left out unless `current` is off."""
-    scored = retrieval.rank(memory, query, passage_filters(before=before, after=after, scope=scope, current=current),
-                            limit)
+    scored = retrieval.rank(
+        memory, query, passage_filters(before=before, after=after, scope=scope, current=current), limit
+    )
     passages = memory.hits([pid for pid, _ in scored])
     return [(score, passages[pid]) for pid, score in scored if pid in passages]
 
 
-def passage_filters(*, before: datetime | None = None, after: datetime | None = None, scope: str = "",
-                    current: bool = True) -> PassageFilters:
+def passage_filters(
+    *, before: datetime | None = None, after: datetime | None = None, scope: str = "", current: bool = True
+) -> PassageFilters:
     """What a search with these arguments may return (bench/tune.py asks through it too)."""
     moment = (before or timezone.now()) if current else None
     return PassageFilters(before=before, after=after, scope=(scope or "").strip().lstrip("/"), current_at=moment)
@@ -45,9 +55,13 @@ SCORE_DIGITS = 6  # a hit's score, rounded: enough to order by, without float no
 _WORDS = re.compile(r"[\w'-]+")
 # The words that tell each attribute, from its name and what it is about (found once, not every brief)
 ATTRIBUTE_WORDS = {
-    name: {w.rstrip("s") for w in _WORDS.findall(f"{name.replace('_', ' ')} {attribute.about}".casefold())
-           if len(w) >= ATTRIBUTE_WORD_MIN}
-    for name, attribute in ATTRIBUTES.items()}
+    name: {
+        w.rstrip("s")
+        for w in _WORDS.findall(f"{name.replace('_', ' ')} {attribute.about}".casefold())
+        if len(w) >= ATTRIBUTE_WORD_MIN
+    }
+    for name, attribute in ATTRIBUTES.items()
+}
 
 
 def known_facts(memory: Memory, query: str, passages: list, *, as_of=None) -> list[dict]:
@@ -60,8 +74,9 @@ def known_facts(memory: Memory, query: str, passages: list, *, as_of=None) -> li
     stems = {w.rstrip("s") for w in words}
     # Facts whose attribute the question speaks of ("where does she live" -> home_city) come first.
     asked = {name for name, told_by in ATTRIBUTE_WORDS.items() if stems & told_by}
-    named = sorted((f for f in facts if names & set(subject_key(f["subject"]).split())),
-                   key=lambda f: f["attribute"] not in asked)
+    named = sorted(
+        (f for f in facts if names & set(subject_key(f["subject"]).split())), key=lambda f: f["attribute"] not in asked
+    )
     stated = [f for f in facts if f["source"] in sources and f not in named]
     return (named + stated)[:KNOWN_MAX]
 
@@ -71,8 +86,14 @@ def found_nothing(answer: dict) -> bool:
     return not answer["hits"] and not answer.get("known")
 
 
-def memory_search(*, memory: Memory, query: str, before: GivenTime | None = None, after: datetime | None = None,
-                  scope: str | None = None) -> dict:
+def memory_search(
+    *,
+    memory: Memory,
+    query: str,
+    before: GivenTime | None = None,
+    after: datetime | None = None,
+    scope: str | None = None,
+) -> dict:
     """What memory holds for a question: the brief, or a ranked list with `after` or `scope`. With `before`,
     asked as of that day, which the answer names as the caller wrote it (`as_of`)."""
     mode = "ranked" if (after or scope) else "brief"

@@ -48,8 +48,7 @@ def record_facts(memory: Memory, item: Item, passages: list[Passage]) -> int:
     # What the item's earlier text said goes; an item never read and never imported with facts has none.
     if item.read_version or item.facts_imported_version:
         memory.facts().filter(item=item, retracted_at__isnull=True).update(retracted_at=now, retraction="edited")
-    found = fact_extractor()(item.text, author=item.author or None, at=item.at,
-                             end_user=memory.end_user.external_id)
+    found = fact_extractor()(item.text, author=item.author or None, at=item.at, end_user=memory.end_user.external_id)
     rows = []
     for fact in found:
         single = ATTRIBUTES.get(fact.attribute)
@@ -64,13 +63,24 @@ def record_facts(memory: Memory, item: Item, passages: list[Passage]) -> int:
             valid_to = None
         else:
             kind, valid_to = "value", _moment(fact.valid_to, None) if fact.valid_to else item.expires
-        rows.append(Fact(
-            end_user=memory.end_user, item=item, subject=fact.subject, subject_key=subject_key(fact.subject),
-            attribute=fact.attribute, value=fact.value, kind=kind, valid_from=valid_from, valid_to=valid_to,
-            stated_at=item.at, source_path=source.path if source else "",
-            source_passage=passage_id(source.thread.tid, source.seq) if source else "", evidence=fact.evidence,
-            source_seq=passages.index(source) + 1 if source else None,
-        ))
+        rows.append(
+            Fact(
+                end_user=memory.end_user,
+                item=item,
+                subject=fact.subject,
+                subject_key=subject_key(fact.subject),
+                attribute=fact.attribute,
+                value=fact.value,
+                kind=kind,
+                valid_from=valid_from,
+                valid_to=valid_to,
+                stated_at=item.at,
+                source_path=source.path if source else "",
+                source_passage=passage_id(source.thread.tid, source.seq) if source else "",
+                evidence=fact.evidence,
+                source_seq=passages.index(source) + 1 if source else None,
+            )
+        )
     Fact.objects.bulk_create(rows)
     return len(rows)
 
@@ -90,9 +100,20 @@ def place_imported_facts(memory: Memory, item: Item, passages: list[Passage]) ->
 
 def _retract_corrected(memory: Memory, item: Item, fact: ExtractedFact, now: datetime) -> None:
     """'Actually, I live in Braga, not Porto': the value said before this is withdrawn, not ended."""
-    earlier = (memory.facts().filter(subject_key=subject_key(fact.subject), attribute=fact.attribute, kind="value",
-                                     retracted_at__isnull=True, stated_at__lte=item.at)
-               .exclude(item=item).exclude(value__iexact=fact.value).order_by("-valid_from").first())
+    earlier = (
+        memory.facts()
+        .filter(
+            subject_key=subject_key(fact.subject),
+            attribute=fact.attribute,
+            kind="value",
+            retracted_at__isnull=True,
+            stated_at__lte=item.at,
+        )
+        .exclude(item=item)
+        .exclude(value__iexact=fact.value)
+        .order_by("-valid_from")
+        .first()
+    )
     if earlier:
         earlier.retracted_at, earlier.retraction, earlier.retracted_by = now, CORRECTED, item
         earlier.save(update_fields=["retracted_at", "retraction", "retracted_by"])
@@ -104,7 +125,8 @@ def forget_facts(memory: Memory, items) -> int:
     forget before this one emptied and kept (their source gone, their value blank) go too. Returns how many
     facts were deleted."""
     memory.facts().filter(retracted_by__in=items, retraction=CORRECTED).update(
-        retracted_at=None, retraction="", retracted_by=None)
+        retracted_at=None, retraction="", retracted_by=None
+    )
     emptied = memory.facts().filter(item__isnull=True, retraction=FORGOTTEN)
     deleted, _ = (memory.facts().filter(item__in=items) | emptied).delete()
     return deleted

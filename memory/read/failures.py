@@ -60,4 +60,5 @@ def mark_failed(memory: Memory, failures: dict[int, tuple[int, str]]) -> None:
     with memory.scoped():
         for pk, (version, why) in failures.items():
             memory.items().filter(pk=pk, version=version).exclude(read_version=F("version")).update(
-                failed_version=version, failed_reason=why, failed_at=now)
+                failed_version=version, failed_reason=why, failed_at=now
+            )

@@ -32,8 +32,12 @@ _waiting = threading.BoundedSemaphore(waiting_adds_max())
 @functools.lru_cache(maxsize=4)
 def _redis(url: str) -> redis.Redis:
     # One try: a retry would only make a request wait longer for a Redis that is away.
-    return redis.Redis.from_url(url, socket_connect_timeout=REDIS_ANSWER_SECONDS,
-                                socket_timeout=REDIS_ANSWER_SECONDS, retry=Retry(NoBackoff(), 0))
+    return redis.Redis.from_url(
+        url,
+        socket_connect_timeout=REDIS_ANSWER_SECONDS,
+        socket_timeout=REDIS_ANSWER_SECONDS,
+        retry=Retry(NoBackoff(), 0),
+    )
 
 
 def _channel(end_user_id: int) -> str:

@@ -29,7 +29,7 @@ from ..selectors import Memory, named_rows
 
 _METHODS = {
     "passage_embedding_u{id}": "USING hnsw (embedding halfvec_cosine_ops) "
-                               f"WITH (m = {HNSW_LINKS}, ef_construction = {HNSW_BUILD_CANDIDATES})",
+    f"WITH (m = {HNSW_LINKS}, ef_construction = {HNSW_BUILD_CANDIDATES})",
     "passage_fulltext_u{id}": "USING gin (search)",
 }
 _OWN = r"^passage_(embedding|fulltext)_u[0-9]+$"
@@ -40,10 +40,13 @@ KEEP_SHARE = 2  # half: a memory hovering around the size is not rebuilt again a
 def existing() -> dict[str, bool]:
     """Name -> valid, of every own index there is (a catalog read: no end user's rows)."""
     with connection.cursor() as cursor:
-        cursor.execute("""
+        cursor.execute(
+            """
             SELECT c.relname AS name, i.indisvalid AS valid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
             WHERE i.indrelid = 'memory_passage'::regclass AND c.relname ~ %s
-        """, [_OWN])
+        """,
+            [_OWN],
+        )
         return {row["name"]: row["valid"] for row in named_rows(cursor)}
 
 
@@ -51,8 +54,7 @@ def wanted() -> list[int]:
     """End users big enough for their own indexes who lack a valid one."""
     big = end_users_with_passages(at_least=settings.OWN_INDEX_PASSAGES)
     have = existing()
-    return [end_user for end_user in big
-            if not all(have.get(name.format(id=end_user)) for name in _METHODS)]
+    return [end_user for end_user in big if not all(have.get(name.format(id=end_user)) for name in _METHODS)]
 
 
 def build(memory: Memory) -> list[str]:
@@ -69,8 +71,9 @@ def build(memory: Memory) -> list[str]:
                 continue
             if name in have:
                 cursor.execute(f'DROP INDEX CONCURRENTLY IF EXISTS "{name}"')
-            cursor.execute(f'CREATE INDEX CONCURRENTLY "{name}" ON memory_passage {method} '
-                           f"WHERE end_user_id = {end_user}")
+            cursor.execute(
+                f'CREATE INDEX CONCURRENTLY "{name}" ON memory_passage {method} WHERE end_user_id = {end_user}'
+            )
             built.append(name)
         if built:
             # The planner's statistics may predate the memory's growth (autovacuum analyzes a table after a
@@ -87,8 +90,7 @@ def drop_unwanted() -> list[str]:
     earns them (half: a memory that hovers around that size is not rebuilt again and again). Returns the
     names dropped."""
     owner = {name: int(name.rsplit("_u", 1)[1]) for name in existing()}
-    kept = set(end_users_with_passages(at_least=settings.OWN_INDEX_PASSAGES // KEEP_SHARE,
-                                       among=set(owner.values())))
+    kept = set(end_users_with_passages(at_least=settings.OWN_INDEX_PASSAGES // KEEP_SHARE, among=set(owner.values())))
     unwanted = [name for name, end_user in owner.items() if end_user not in kept]
     with connections[OWNER].cursor() as cursor:
         for name in unwanted:

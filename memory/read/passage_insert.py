@@ -27,11 +27,30 @@ RETURNING id
 
 def insert_passages(rows: list[Passage]) -> None:
     """Insert the read's passages (each of one item), setting each one's id."""
-    columns = [[getattr(row, name) for row in rows] for name in (
-        "end_user_id", "thread_id", "item_id", "seq", "path", "kind", "at", "expires", "author", "role", "title",
-        "about", "text")]
-    columns += [[row.item_ids[0] for row in rows], [half_text(row.embedding) for row in rows],
-                [half_text(row.context_embedding) for row in rows], [row.model for row in rows]]
+    columns = [
+        [getattr(row, name) for row in rows]
+        for name in (
+            "end_user_id",
+            "thread_id",
+            "item_id",
+            "seq",
+            "path",
+            "kind",
+            "at",
+            "expires",
+            "author",
+            "role",
+            "title",
+            "about",
+            "text",
+        )
+    ]
+    columns += [
+        [row.item_ids[0] for row in rows],
+        [half_text(row.embedding) for row in rows],
+        [half_text(row.context_embedding) for row in rows],
+        [row.model for row in rows],
+    ]
     with connection.cursor() as cursor:
         cursor.execute(_INSERT_PASSAGES, columns)
         for row, found in zip(rows, named_rows(cursor), strict=True):

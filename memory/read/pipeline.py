@@ -63,7 +63,7 @@ def sentences(text: str, author: str) -> list[str]:
     if len(text) < SENTENCES_FROM_CHARS:
         return []
     speaker = f"{author}: " if author else ""
-    body = text[len(speaker):] if speaker and text.startswith(speaker) else text
+    body = text[len(speaker) :] if speaker and text.startswith(speaker) else text
     parts = [p.strip() for p in _SENTENCE_BOUNDS.split(body) if len(p.strip()) >= SENTENCE_MIN_CHARS]
     return [speaker + p for p in parts] if len(parts) > 1 else []
 
@@ -87,8 +87,9 @@ def _pieces(item: Item) -> list[Piece]:
     texts = cut(item.text) if item.kind == "document" else [item.text.strip() or item.text]
     pieces = []
     for text in texts:
-        pieces.append(Piece(text, titled(item.title, text), pieces[-1] if pieces else None,
-                            sentences(text, item.author)))
+        pieces.append(
+            Piece(text, titled(item.title, text), pieces[-1] if pieces else None, sentences(text, item.author))
+        )
     return pieces
 
 
@@ -165,10 +166,19 @@ def _lock_threads(memory: Memory, items: list[Item], locked: dict[tuple, Thread]
     found = _locked_threads(memory, wanted)
     missing = {key: item for key, item in wanted.items() if key not in found}
     if missing:  # another read may make the same thread meanwhile: its row is then the one locked
-        Thread.objects.bulk_create([
-            Thread(end_user=memory.end_user, kind=kind, key=key, tid=thread_id(item.end_user_id, kind, key),
-                   title=thread_title(item, key)) for (kind, key), item in missing.items()
-        ], ignore_conflicts=True)
+        Thread.objects.bulk_create(
+            [
+                Thread(
+                    end_user=memory.end_user,
+                    kind=kind,
+                    key=key,
+                    tid=thread_id(item.end_user_id, kind, key),
+                    title=thread_title(item, key),
+                )
+                for (kind, key), item in missing.items()
+            ],
+            ignore_conflicts=True,
+        )
         found |= _locked_threads(memory, missing)
     if len(found) < len(wanted):
         raise Thread.DoesNotExist("A thread could be neither made nor found for its key.")
@@ -192,18 +202,33 @@ def _passage(item: Item, thread: Thread, piece: Piece, reusable: list[int]) -> P
         seq = thread.next_seq
         thread.next_seq += 1
     return Passage(
-        end_user_id=item.end_user_id, thread=thread, item=item, seq=seq,
-        path=passage_path(thread.source, thread.kind, thread.tid, seq), kind=item.kind, at=item.at,
-        expires=item.expires, author=item.author, role=item.role, title=item.title, about=item.about,
-        text=piece.text, item_ids=[item.external_id], embedding=piece.vectors["text"],
-        context_embedding=piece.vectors["context"], model=embeddings.MODEL_ID,
+        end_user_id=item.end_user_id,
+        thread=thread,
+        item=item,
+        seq=seq,
+        path=passage_path(thread.source, thread.kind, thread.tid, seq),
+        kind=item.kind,
+        at=item.at,
+        expires=item.expires,
+        author=item.author,
+        role=item.role,
+        title=item.title,
+        about=item.about,
+        text=piece.text,
+        item_ids=[item.external_id],
+        embedding=piece.vectors["text"],
+        context_embedding=piece.vectors["context"],
+        model=embeddings.MODEL_ID,
     )
 
 
 def _sentences(written: list[tuple[Item, list[Passage], list[Piece]]]) -> list[PassageSentence]:
-    return [PassageSentence(end_user_id=item.end_user_id, passage=row, embedding=vector)
-            for item, rows, pieces in written for row, piece in zip(rows, pieces)
-            for vector in piece.vectors["sentences"]]
+    return [
+        PassageSentence(end_user_id=item.end_user_id, passage=row, embedding=vector)
+        for item, rows, pieces in written
+        for row, piece in zip(rows, pieces)
+        for vector in piece.vectors["sentences"]
+    ]
 
 
 def _write_slice(memory: Memory, work: list[tuple[Item, list[Piece]]], locked: dict[tuple, Thread]) -> int:
@@ -215,10 +240,19 @@ def _write_slice(memory: Memory, work: list[tuple[Item, list[Piece]]], locked: d
     # The end user's row is locked with the items', so one memory's writes (and its statistics) take turns.
     # No key update: an add's new items check their end user with a key share, which this lets through.
     versions = {item.pk: item.version for item, _ in work}
-    current = {item.pk: item for item in memory.items().select_for_update(no_key=True).select_related("end_user")
-               .filter(pk__in=versions).order_by("pk")}
-    todo = [(current[item.pk], pieces) for item, pieces in work if item.pk in current
-            and current[item.pk].version == versions[item.pk] and not current[item.pk].is_read]
+    current = {
+        item.pk: item
+        for item in memory.items()
+        .select_for_update(no_key=True)
+        .select_related("end_user")
+        .filter(pk__in=versions)
+        .order_by("pk")
+    }
+    todo = [
+        (current[item.pk], pieces)
+        for item, pieces in work
+        if item.pk in current and current[item.pk].version == versions[item.pk] and not current[item.pk].is_read
+    ]
     if not todo:
         return 0
     old = list(memory.passages().filter(item__in=[item for item, _ in todo]).order_by("thread_id", "seq"))
@@ -241,12 +275,14 @@ def _write_slice(memory: Memory, work: list[tuple[Item, list[Piece]]], locked: d
     # Each is locked at the version it was read at: one UPDATE marks them all (bulk_update's CASE per row
     # took 20 ms a slice).
     memory.items().filter(pk__in=[item.pk for item, _, _ in written]).update(
-        read_version=F("version"), read_at=timezone.now())
+        read_version=F("version"), read_at=timezone.now()
+    )
     return len(written)
 
 
-def _write_all(memory: Memory, work: list[tuple[Item, list[Piece]]], failures: dict | None, *,
-               index: bool = True) -> int:
+def _write_all(
+    memory: Memory, work: list[tuple[Item, list[Piece]]], failures: dict | None, *, index: bool = True
+) -> int:
     """Write the slice's items in one transaction (not one per item: bench/README.md "Adding"), all at once;
     when that raises, each in a savepoint of its own, so an item whose write raises is set aside and the
     rest are written; then index.md, unless `index` is False. Returns how many were written."""
@@ -318,8 +354,9 @@ def prepare(memory: Memory, item_pks: list[int], failures: dict | None = None) -
     return work
 
 
-def _link(memory: Memory, work: list[tuple[Item, list[Piece]]],
-          failures: dict | None) -> list[tuple[Item, list[Piece]]]:
+def _link(
+    memory: Memory, work: list[tuple[Item, list[Piece]]], failures: dict | None
+) -> list[tuple[Item, list[Piece]]]:
     """Link each message's first piece to the passage before it, earlier in this slice or as its thread
     stands now, and mix every piece's context vector. Done when the slice is written, after the slice
     before it: a slice embedded while that one was written links as if read after it."""
@@ -345,8 +382,9 @@ def _link(memory: Memory, work: list[tuple[Item, list[Piece]]],
     return linked
 
 
-def write(memory: Memory, work: list[tuple[Item, list[Piece]]], failures: dict | None = None, *,
-          index: bool = True) -> int:
+def write(
+    memory: Memory, work: list[tuple[Item, list[Piece]]], failures: dict | None = None, *, index: bool = True
+) -> int:
     """Write the embedded slice (prepare, then embed): its links, passages, statistics, facts and index.md
     (unless `index` is False: the next slice, already under way, draws it), then announce it to the adds
     that wait. Returns how many items were read now."""

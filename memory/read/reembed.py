@@ -29,14 +29,23 @@ def reembed(memory: Memory, limit: int = BATCH) -> int:
     """Embed again the first `limit` passages (by thread, then place) that an earlier model embedded.
     Returns how many were written; a passage the read replaced meanwhile is left to it."""
     with memory.scoped():
-        stale = list(memory.passages().select_related(None).exclude(model=embeddings.MODEL_ID)
-                     .order_by("thread_id", "seq").only("thread_id", "seq", "title", "text", "author")[:limit])
+        stale = list(
+            memory.passages()
+            .select_related(None)
+            .exclude(model=embeddings.MODEL_ID)
+            .order_by("thread_id", "seq")
+            .only("thread_id", "seq", "title", "text", "author")[:limit]
+        )
         before = {}  # thread -> (length, vector) of the passage before the batch's first of that thread
         for passage in stale:
             if passage.thread_id not in before:
-                found = (memory.passages().filter(thread_id=passage.thread_id, seq__lt=passage.seq,
-                                                  embedding__isnull=False)
-                         .order_by("-seq").values_list("text", "embedding").first())
+                found = (
+                    memory.passages()
+                    .filter(thread_id=passage.thread_id, seq__lt=passage.seq, embedding__isnull=False)
+                    .order_by("-seq")
+                    .values_list("text", "embedding")
+                    .first()
+                )
                 before[passage.thread_id] = (len(found[0]), np.asarray(found[1], np.float32)) if found else None
     if not stale:
         return 0
@@ -56,6 +65,7 @@ def reembed(memory: Memory, limit: int = BATCH) -> int:
         kept = [p for p in stale if p.pk in here]
         Passage.objects.bulk_update(kept, ["embedding", "context_embedding", "model"])
         PassageSentence.objects.filter(passage__in=kept).delete()
-        PassageSentence.objects.bulk_create([PassageSentence(end_user_id=memory.end_user.pk, passage=p, embedding=v)
-                                             for p in kept for v in lines[p.pk]])
+        PassageSentence.objects.bulk_create(
+            [PassageSentence(end_user_id=memory.end_user.pk, passage=p, embedding=v) for p in kept for v in lines[p.pk]]
+        )
     return len(kept)

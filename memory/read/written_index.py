@@ -28,8 +28,7 @@ def render_index(memory: Memory) -> str:
     statements over the memory's threads (their counts kept by Memory.recount_threads), not its passages:
     the read draws it again after each slice (bench/README.md "Adding")."""
     threads = memory.held_threads()
-    totals = threads.aggregate(n=Sum("passage_count"), threads=Count("id"), first=Min("first_at"),
-                               last=Max("last_at"))
+    totals = threads.aggregate(n=Sum("passage_count"), threads=Count("id"), first=Min("first_at"), last=Max("last_at"))
     items = memory.items().count()
     lines = [
         f"# Memory of {inline(memory.end_user.external_id)}",
@@ -42,15 +41,16 @@ def render_index(memory: Memory) -> str:
     places = threads.values("source", "kind").annotate(n=Sum("passage_count"), threads=Count("id"))
     for place in places.order_by("source", "kind"):
         lines.append(
-            f"- passages/{place['source']}/{PLURAL[place['kind']]}/: "
-            f"{place['threads']} threads, {place['n']} passages"
+            f"- passages/{place['source']}/{PLURAL[place['kind']]}/: {place['threads']} threads, {place['n']} passages"
         )
     lines += ["", f"## Threads, newest first (up to {THREADS_LISTED})"]
     for thread in memory.newest_threads(THREADS_LISTED):
-        span = _day(thread.first_at) if _day(thread.first_at) == _day(thread.last_at) else (
-            f"{_day(thread.first_at)} to {_day(thread.last_at)}"
+        span = (
+            _day(thread.first_at)
+            if _day(thread.first_at) == _day(thread.last_at)
+            else (f"{_day(thread.first_at)} to {_day(thread.last_at)}")
         )
-        name = f" \"{inline(thread.title)}\"" if thread.title else ""
+        name = f' "{inline(thread.title)}"' if thread.title else ""
         lines.append(
             f"- passages/{thread.source}/{PLURAL[thread.kind]}/{thread.tid}/{name}: {thread.passage_count} passages, "
             f"{span}. {inline(_first_words(thread.opening or ''))}"

@@ -16,11 +16,19 @@ from django.db import connections
 CHROMIUM = os.environ.get("TWIN_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "artifacts" / "screenshots"
 TIMEOUT_MS = 15_000  # any one wait: a click's navigation, a selector, an assertion
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-        # No name outside this machine resolves: the tests never reach the network (an OAuth app's callback
-        # on https://app.example is seen as a request, never sent).
-        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    # No name outside this machine resolves: the tests never reach the network (an OAuth app's callback
+    # on https://app.example is seen as a request, never sent).
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
+]
 
 
 def pytest_collection_modifyitems(config, items):
@@ -41,8 +49,10 @@ def browser(live_server, transactional_db, monkeypatch):
     dir) each time, removed when it closes.
     """
     if not os.access(CHROMIUM, os.X_OK):
-        pytest.fail(f"No Chromium at {CHROMIUM}: `make setup` installs Debian's chromium when run as root "
-                    "(or: apt-get install chromium).")
+        pytest.fail(
+            f"No Chromium at {CHROMIUM}: `make setup` installs Debian's chromium when run as root "
+            "(or: apt-get install chromium)."
+        )
     from playwright.sync_api import sync_playwright
 
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -60,8 +70,9 @@ def browser(live_server, transactional_db, monkeypatch):
 @pytest.fixture
 def page(browser, live_server):
     """A page in a fresh context whose base URL is the live server; fails the test on a JavaScript error."""
-    context = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900},
-                                  locale="en-US", timezone_id="UTC")
+    context = browser.new_context(
+        base_url=live_server.url, viewport={"width": 1280, "height": 900}, locale="en-US", timezone_id="UTC"
+    )
     context.set_default_timeout(TIMEOUT_MS)
     context.set_default_navigation_timeout(TIMEOUT_MS)
     page = context.new_page()

@@ -21,8 +21,11 @@ END_USER = "u_e2e"
 def http(live_server, path: str, body: dict | None = None, *, key: str, account: str = END_USER):
     """A call to the live server over real HTTP, as a customer's backend makes it: (status, JSON)."""
     request = urllib.request.Request(
-        live_server.url + path, data=json.dumps(body or {}).encode(), method="POST",
-        headers={"Authorization": f"Bearer {key}", "X-Twin-Account": account, "Content-Type": "application/json"})
+        live_server.url + path,
+        data=json.dumps(body or {}).encode(),
+        method="POST",
+        headers={"Authorization": f"Bearer {key}", "X-Twin-Account": account, "Content-Type": "application/json"},
+    )
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, json.loads(response.read())
@@ -79,7 +82,7 @@ def test_sign_up_make_a_key_save_search_see_the_passage_and_revoke(page, live_se
     page.get_by_role("button", name="Run").click()
     expect(page.locator("#pg-status")).to_contain_text("200 OK")
     expect(page.locator("#pg-readable .pg-items li")).to_have_count(2)
-    expect(page.locator("#pg-curl")).to_contain_text("/v1/memory/add -H \"Authorization: Bearer $TWIN_MEMORY_API_KEY\"")
+    expect(page.locator("#pg-curl")).to_contain_text('/v1/memory/add -H "Authorization: Bearer $TWIN_MEMORY_API_KEY"')
     shot(page, "05-playground-add")
 
     choose_tool(page, "memory_search")
@@ -166,19 +169,37 @@ def test_a_viewer_grants_a_read_only_connection(page, live_server, project):
 def _exchange(live_server, app, code, verifier, resource) -> dict:
     from urllib.parse import urlencode
 
-    body = urlencode({"grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT_URI,
-                      "client_id": app["client_id"], "code_verifier": verifier, "resource": resource}).encode()
-    request = urllib.request.Request(live_server.url + "/oauth/token", data=body, method="POST",
-                                     headers={"Content-Type": "application/x-www-form-urlencoded"})
+    body = urlencode(
+        {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": REDIRECT_URI,
+            "client_id": app["client_id"],
+            "code_verifier": verifier,
+            "resource": resource,
+        }
+    ).encode()
+    request = urllib.request.Request(
+        live_server.url + "/oauth/token",
+        data=body,
+        method="POST",
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
     with urllib.request.urlopen(request, timeout=10) as response:
         return json.loads(response.read())
 
 
 def _mcp(live_server, access_token: str, method: str) -> dict:
     request = urllib.request.Request(
-        live_server.url + "/v1/mcp", method="POST",
+        live_server.url + "/v1/mcp",
+        method="POST",
         data=json.dumps({"jsonrpc": "2.0", "id": 1, "method": method}).encode(),
-        headers={"Authorization": f"Bearer {access_token}", "Content-Type": "application/json",
-                 "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"})
+        headers={
+            "Authorization": f"Bearer {access_token}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2025-06-18",
+        },
+    )
     with urllib.request.urlopen(request, timeout=10) as response:
         return json.loads(response.read())

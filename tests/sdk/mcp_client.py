@@ -45,15 +45,17 @@ def _exchange_recorder(exchanges: list[dict]):
             body = json.loads(request.content or b"null")
         except ValueError:
             body = None
-        exchanges.append({
-            "http": request.method,
-            "method": body.get("method") if isinstance(body, dict) else None,
-            "is_request": isinstance(body, dict) and "id" in body,
-            "protocol_version": request.headers.get("mcp-protocol-version"),
-            "mcp_method": request.headers.get("mcp-method"),
-            "mcp_name": request.headers.get("mcp-name"),
-            "origin": request.headers.get("origin"),
-        })
+        exchanges.append(
+            {
+                "http": request.method,
+                "method": body.get("method") if isinstance(body, dict) else None,
+                "is_request": isinstance(body, dict) and "id" in body,
+                "protocol_version": request.headers.get("mcp-protocol-version"),
+                "mcp_method": request.headers.get("mcp-method"),
+                "mcp_name": request.headers.get("mcp-name"),
+                "origin": request.headers.get("origin"),
+            }
+        )
 
     async def on_response(response: httpx2.Response) -> None:
         exchange = exchanges[-1] if exchanges else {}
@@ -93,14 +95,20 @@ async def _exercise(session_like, seen: dict, phrase: str, read_only: bool) -> N
     }
     if read_only:
         return
-    added = await session_like.call_tool("memory_add", {
-        "items": [
-            {"id": "sdk-interop-1", "text": f"My favourite tram is the {phrase} line, I take it every Sunday.",
-             "kind": "note"},
-            {"id": "sdk-interop-2", "text": "I moved to Lisbon in March.", "kind": "note"},
-        ],
-        "wait": True,
-    })
+    added = await session_like.call_tool(
+        "memory_add",
+        {
+            "items": [
+                {
+                    "id": "sdk-interop-1",
+                    "text": f"My favourite tram is the {phrase} line, I take it every Sunday.",
+                    "kind": "note",
+                },
+                {"id": "sdk-interop-2", "text": "I moved to Lisbon in March.", "kind": "note"},
+            ],
+            "wait": True,
+        },
+    )
     seen["add"] = _tool_call(added)
     grep = await session_like.call_tool("memory_grep", {"pattern": phrase})
     seen["grep"] = _tool_call(grep)
@@ -114,8 +122,11 @@ async def _exercise(session_like, seen: dict, phrase: str, read_only: bool) -> N
         "memory_latest": {"k": 2},
         "memory_overview": {},
     }
-    seen["every_tool"] = {name: _tool_call(await session_like.call_tool(name, arguments))
-                          for name, arguments in others.items() if name in seen["tools"]}
+    seen["every_tool"] = {
+        name: _tool_call(await session_like.call_tool(name, arguments))
+        for name, arguments in others.items()
+        if name in seen["tools"]
+    }
 
 
 async def run(url: str, key: str, account: str, mode: str, phrase: str, read_only: bool) -> dict:

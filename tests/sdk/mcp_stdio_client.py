@@ -19,7 +19,9 @@ import sys
 import mcp
 
 if os.path.basename(os.path.dirname(os.path.dirname(os.path.abspath(mcp.__file__)))) not in (
-        "site-packages", "dist-packages"):
+    "site-packages",
+    "dist-packages",
+):
     print(json.dumps({"ok": False, "error": f"`import mcp` resolved to {mcp.__file__}"}))
     sys.exit(2)
 
@@ -39,9 +41,14 @@ async def _calls(session_like, spec: dict) -> list[dict]:
 async def run_v2(server: StdioServerParameters, spec: dict) -> dict:
     async with Client(server, mode="auto", cache=None) as client:
         tools = await client.list_tools()
-        return {"ok": True, "protocol_version": client.protocol_version,
-                "discovered": client.session.discover_result is not None, "instructions": client.instructions,
-                "tools": [t.name for t in tools.tools], "calls": await _calls(client, spec)}
+        return {
+            "ok": True,
+            "protocol_version": client.protocol_version,
+            "discovered": client.session.discover_result is not None,
+            "instructions": client.instructions,
+            "tools": [t.name for t in tools.tools],
+            "calls": await _calls(client, spec),
+        }
 
 
 async def run(spec: dict) -> dict:
@@ -52,10 +59,14 @@ async def run(spec: dict) -> dict:
         init = await session.initialize()
         tools = await session.list_tools()
         calls = await _calls(session, spec)
-        return {"ok": True, "protocol_version": init.protocol_version, "instructions": init.instructions,
-                "tools": [t.name for t in tools.tools],
-                "annotations": {t.name: t.annotations.model_dump(by_alias=True, exclude_none=True) for t in tools.tools},
-                "calls": calls}
+        return {
+            "ok": True,
+            "protocol_version": init.protocol_version,
+            "instructions": init.instructions,
+            "tools": [t.name for t in tools.tools],
+            "annotations": {t.name: t.annotations.model_dump(by_alias=True, exclude_none=True) for t in tools.tools},
+            "calls": calls,
+        }
 
 
 if __name__ == "__main__":

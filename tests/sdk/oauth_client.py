@@ -40,7 +40,10 @@ from mcp.client.auth import OAuthClientProvider  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
 from mcp.shared.auth import (  # noqa: E402
-    AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken,
+    AuthorizationCodeResult,
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthToken,
 )
 
 REDIRECT_URI = "http://localhost:3030/callback"  # loopback: never listened on, the helper reads the redirect
@@ -123,10 +126,15 @@ class HeadlessPerson:
             login_url = urljoin(authorization_url, first.headers["location"])
             login_page = await browser.get(login_url)
             login = read_form(login_page.text)
-            logged_in = await browser.post(login_url, data={
-                "csrfmiddlewaretoken": login.fields["csrfmiddlewaretoken"], "next": login.fields["next"],
-                "username": self.email, "password": self.password,
-            })
+            logged_in = await browser.post(
+                login_url,
+                data={
+                    "csrfmiddlewaretoken": login.fields["csrfmiddlewaretoken"],
+                    "next": login.fields["next"],
+                    "username": self.email,
+                    "password": self.password,
+                },
+            )
             assert logged_in.status_code == 302, f"log-in answered {logged_in.status_code}"
             card_url = urljoin(login_url, logged_in.headers["location"])
             assert card_url == authorization_url, (card_url, authorization_url)
@@ -134,8 +142,10 @@ class HeadlessPerson:
             assert card_page.status_code == 200, f"the card answered {card_page.status_code}"
             card = read_form(card_page.text)
             self.seen["card"] = {
-                "title": " ".join(card.h1.split()), "accesses": card.radios.get("access", []),
-                "project": card.fields.get("project"), "end_user": card.fields.get("end_user"),
+                "title": " ".join(card.h1.split()),
+                "accesses": card.radios.get("access", []),
+                "project": card.fields.get("project"),
+                "end_user": card.fields.get("end_user"),
                 "x_frame_options": card_page.headers.get("x-frame-options"),
                 "csp": card_page.headers.get("content-security-policy"),
             }
@@ -158,9 +168,12 @@ def exchange_recorder(exchanges: list[dict]):
         entry = {"http": request.method, "path": request.url.path, "authorized": "authorization" in request.headers}
         if request.url.path == "/oauth/token":
             form = parse_qs((request.content or b"").decode())
-            entry.update(grant_type=form.get("grant_type", [None])[0], resource=form.get("resource", [None])[0],
-                         basic_auth=request.headers.get("authorization", "").startswith("Basic "),
-                         secret_in_body="client_secret" in form)
+            entry.update(
+                grant_type=form.get("grant_type", [None])[0],
+                resource=form.get("resource", [None])[0],
+                basic_auth=request.headers.get("authorization", "").startswith("Basic "),
+                secret_in_body="client_secret" in form,
+            )
         elif request.method == "POST" and request.url.path.endswith("/mcp"):
             try:
                 entry["method"] = json.loads(request.content or b"null").get("method")
@@ -189,10 +202,15 @@ async def run(url: str, email: str, password: str, access: str, auth_method: str
     provider = OAuthClientProvider(
         server_url=url,
         client_metadata=OAuthClientMetadata(
-            client_name="SDK test client", redirect_uris=[REDIRECT_URI], token_endpoint_auth_method=auth_method,
-            grant_types=["authorization_code", "refresh_token"], response_types=["code"],
+            client_name="SDK test client",
+            redirect_uris=[REDIRECT_URI],
+            token_endpoint_auth_method=auth_method,
+            grant_types=["authorization_code", "refresh_token"],
+            response_types=["code"],
         ),
-        storage=storage, redirect_handler=person.redirect_handler, callback_handler=person.callback_handler,
+        storage=storage,
+        redirect_handler=person.redirect_handler,
+        callback_handler=person.callback_handler,
     )
     http = create_mcp_http_client(auth=provider, timeout=httpx2.Timeout(30.0))
     http.event_hooks = exchange_recorder(exchanges)
@@ -205,9 +223,13 @@ async def run(url: str, email: str, password: str, access: str, auth_method: str
                 seen["first_tokens"] = storage.tokens.model_dump(mode="json")
                 seen["tools"] = [tool.name for tool in (await session.list_tools()).tools]
                 if access == "write":
-                    added = await session.call_tool("memory_add", {
-                        "items": [{"id": "sdk-oauth-1", "text": f"My favourite tram is the {phrase} line."}],
-                        "wait": True})
+                    added = await session.call_tool(
+                        "memory_add",
+                        {
+                            "items": [{"id": "sdk-oauth-1", "text": f"My favourite tram is the {phrase} line."}],
+                            "wait": True,
+                        },
+                    )
                     seen["add"] = tool_text(added)
                 seen["grep"] = tool_text(await session.call_tool("memory_grep", {"pattern": phrase}))
 

@@ -60,16 +60,16 @@ class Command(BaseCommand):
         self.stdout.write(
             f"""
 twin memory demo project: {project.slug}
-  read key:            {keys['read']}
-  read and write key:  {keys['write']}
+  read key:            {keys["read"]}
+  read and write key:  {keys["write"]}
 
 Try it:
-  curl -s {base}/v1/me -H "Authorization: Bearer {keys['write']}" -H "X-Twin-Account: {DEMO_ACCOUNT}"
+  curl -s {base}/v1/me -H "Authorization: Bearer {keys["write"]}" -H "X-Twin-Account: {DEMO_ACCOUNT}"
 
 MCP client config (Claude Code .mcp.json, Cursor mcp.json):
 {json.dumps(mcp_config, indent=2)}
 
-Console: {base}/login as {DEMO_OWNER}, password {keys['password']}
+Console: {base}/login as {DEMO_OWNER}, password {keys["password"]}
 API docs: {base}/v1/docs
 """
         )

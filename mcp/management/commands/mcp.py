@@ -11,8 +11,10 @@ from twin.process import ENVIRONMENT, STDIO
 
 
 class Command(BaseCommand):
-    help = ("The local MCP server over stdio for one end user: the eight read tools, the four tools for "
-            "connector data, and memory_add with --writes.")
+    help = (
+        "The local MCP server over stdio for one end user: the eight read tools, the four tools for "
+        "connector data, and memory_add with --writes."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--account", required=True, help="The end user whose memory the tools read")
@@ -22,8 +24,9 @@ class Command(BaseCommand):
     def handle(self, *args, account, project, writes, **options):
         # The kind is fixed before settings load, so they make the read run in-process (no worker needed).
         if settings.PROCESS_KIND != STDIO:
-            raise CommandError(f"Start the stdio server as a {STDIO} process: "
-                               f"{ENVIRONMENT}={STDIO} python manage.py mcp --account …")
+            raise CommandError(
+                f"Start the stdio server as a {STDIO} process: {ENVIRONMENT}={STDIO} python manage.py mcp --account …"
+            )
         try:
             account = parse_account(account)
         except ApiError as error:

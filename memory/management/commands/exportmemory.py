@@ -41,8 +41,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("project", help="The project's slug")
         parser.add_argument("account", help="The end user (the X-Twin-Account value)")
-        parser.add_argument("--out", default="", help="The file to write (gzipped if it ends in .gz); "
-                            "default standard output")
+        parser.add_argument(
+            "--out", default="", help="The file to write (gzipped if it ends in .gz); default standard output"
+        )
 
     def handle(self, *args, project, account, out, **options):
         memory = memory_of(project, account)
@@ -58,5 +59,6 @@ class Command(BaseCommand):
                 written += chunk.count(b"\n")
                 self.stderr.write(bar(written, total, "exported"), ending="")
         self.stderr.write("")
-        self.stderr.write(f"Exported {written:,} items of {account!r} in project {project}"
-                          f"{' to ' + out if out else ''}.")
+        self.stderr.write(
+            f"Exported {written:,} items of {account!r} in project {project}{' to ' + out if out else ''}."
+        )

@@ -18,6 +18,7 @@ from memory.management.progress import bar
 from memory.portability import imports
 from memory.selectors import Memory
 
+
 class Command(BaseCommand):
     help = "Import an export file into one end user's memory."
 
@@ -49,6 +50,8 @@ class Command(BaseCommand):
             raise CommandError(f"Cannot read {file}: {unreadable.strerror}.") from None
         statuses = ", ".join(f"{n:,} {status}" for status, n in sorted(answer["statuses"].items())) or "none"
         self.stderr.write("")
-        self.stdout.write(f"Imported {answer['items']:,} items into {account!r} of project {project} ({statuses}), "
-                          f"with {answer['versions']:,} earlier versions and {answer['facts']:,} facts; "
-                          f"{answer['unread_items']:,} items still to be read by the background read.")
+        self.stdout.write(
+            f"Imported {answer['items']:,} items into {account!r} of project {project} ({statuses}), "
+            f"with {answer['versions']:,} earlier versions and {answer['facts']:,} facts; "
+            f"{answer['unread_items']:,} items still to be read by the background read."
+        )

@@ -41,7 +41,7 @@ class Command(BaseCommand):
             if found is None:
                 raise CommandError(f"No project with slug {slug!r}.")
             return found
-        projects = list(Project.objects.order_by("slug")[:PROJECTS_NAMED + 1])  # one more: "and others"
+        projects = list(Project.objects.order_by("slug")[: PROJECTS_NAMED + 1])  # one more: "and others"
         if len(projects) != 1:
             names = ", ".join(p.slug for p in projects[:PROJECTS_NAMED]) or "none yet"
             raise CommandError(f"Name the project with --project (the projects: {names}).")
@@ -58,7 +58,7 @@ class Command(BaseCommand):
         add = tools.BY_NAME["memory_add"]
         added = 0
         for start in range(0, len(items), ITEMS_MAX):
-            outcome = tools.call(add, context, {"items": items[start:start + ITEMS_MAX], "wait": False})
+            outcome = tools.call(add, context, {"items": items[start : start + ITEMS_MAX], "wait": False})
             if outcome.error:
                 raise CommandError(outcome.message)
             added += sum(r["status"] != "unchanged" for r in outcome.body["items"])
@@ -69,5 +69,6 @@ class Command(BaseCommand):
         if unread:
             read = pipeline.read_items(memory, unread)
             self.stderr.write(f"No worker read them in {WORKER_GRACE} s; read {read} items in-process.")
-        self.stdout.write(f"Loaded {len(items)} events ({added} new or changed) into {account!r} "
-                          f"of project {context.project.slug}.")
+        self.stdout.write(
+            f"Loaded {len(items)} events ({added} new or changed) into {account!r} of project {context.project.slug}."
+        )

@@ -35,9 +35,13 @@ class Command(BaseCommand):
         room = limits["max_connections"] - limits["reserved"] - capacity.CONNECTION_MARGIN
         for line in budget.lines():
             self.stdout.write(f"  {line}")
-        summary = (f"{budget.total} connections at most; the server takes {limits['max_connections']} "
-                   f"({limits['reserved']} reserved, {capacity.CONNECTION_MARGIN} kept free): room for {room}.")
+        summary = (
+            f"{budget.total} connections at most; the server takes {limits['max_connections']} "
+            f"({limits['reserved']} reserved, {capacity.CONNECTION_MARGIN} kept free): room for {room}."
+        )
         if budget.total > room:
-            raise CommandError(f"{summary} Lower WEB_WORKERS, DB_POOL_MAX or WORKER_CONCURRENCY, or raise the "
-                               "server's max_connections (README \"Sizing\").")
+            raise CommandError(
+                f"{summary} Lower WEB_WORKERS, DB_POOL_MAX or WORKER_CONCURRENCY, or raise the "
+                'server\'s max_connections (README "Sizing").'
+            )
         self.stdout.write(f"Database connections: {summary}")

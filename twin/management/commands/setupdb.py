@@ -1,7 +1,7 @@
 """setupdb: the superuser's steps, once (twin/database_setup.py); `make setup` runs it before `migrate`.
 
-    python manage.py setupdb          # the embedded server: done here, as its superuser
-    python manage.py setupdb --sql    # the SQL an admin runs on an external server (README)
+python manage.py setupdb          # the embedded server: done here, as its superuser
+python manage.py setupdb --sql    # the SQL an admin runs on an external server (README)
 """
 
 import os
@@ -26,8 +26,10 @@ class Command(BaseCommand):
             self.stdout.write(database_setup.script(database), ending="")
             return
         if os.environ.get("DATABASE_URL"):
-            self.stdout.write("DATABASE_URL is set: an admin prepares that server once with the SQL of "
-                              "`manage.py setupdb --sql` (README, \"An external PostgreSQL\").")
+            self.stdout.write(
+                "DATABASE_URL is set: an admin prepares that server once with the SQL of "
+                '`manage.py setupdb --sql` (README, "An external PostgreSQL").'
+            )
             return
         done = database_setup.set_up_embedded(settings.VAR_DIR, database)
         if options["verbosity"] > 1:
