@@ -27,7 +27,7 @@ accesslog = os.environ.get("WEB_ACCESS_LOG", "-")  # "-": standard output; empty
 def post_worker_init(worker):
     """Each web process readies the embedding model and the vectors' text table before it serves: its first
     search does not wait for them."""
-    from memory import embeddings, half_text
+    from memory.model import embeddings, half_text
 
     embeddings.warm_up()
     half_text.warm_up()

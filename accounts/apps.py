@@ -6,7 +6,8 @@ class AccountsConfig(AppConfig):
 
     def ready(self):
         # Registers the OpenAPI description of the request context's credentials with drf-spectacular.
-        from . import openapi  # noqa: F401 - imported for its registration, once the models are loaded
-
         # The key cache's signals: every process that changes a key or a project renews its keys' tokens.
-        from . import keycache  # noqa: F401
+        from . import (
+            keycache,  # noqa: F401
+            openapi,  # noqa: F401 - imported for its registration, once the models are loaded
+        )

@@ -11,10 +11,10 @@ from http import HTTPStatus
 
 from rest_framework.authentication import BaseAuthentication
 
-from .errors import ApiError
-from .models import END_USER_ID_MAX, END_USER_ID_PATTERN, Access, ApiKey, Connection, EndUser, Project
 from . import keycache
 from .connections import InvalidToken, connection_for_access_token, connection_touch
+from .errors import ApiError
+from .models import END_USER_ID_MAX, END_USER_ID_PATTERN, Access, ApiKey, Connection, EndUser, Project
 from .ratelimit import admit, redis_paused
 from .resource import mcp_resource_url
 from .services import KEY_PREFIX, api_key_touch, end_user_get_or_create, hash_key

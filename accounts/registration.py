@@ -1,5 +1,5 @@
 """Dynamic client registration (RFC 7591): how claude.ai, ChatGPT or any MCP client registers itself, and
-the bounds on what it may register. Served at /oauth/register by mcp.oauth. A client that signs in by Client ID
+the bounds on what it may register. Served at /oauth/register by mcp_server.oauth. A client that signs in by Client ID
 Metadata Document instead is registered by django-oauth-toolkit on first sight (CIMD_ENABLED)."""
 
 from urllib.parse import urlsplit

@@ -127,8 +127,8 @@ def item_texts(items: list[dict]) -> list[str]:
 
 def model_alone(texts: list[str], threads: int) -> float:
     """Texts per second of the embedding model alone on a sample of `texts`, on `threads` threads (lanes, as a
-    worker runs it: memory.embeddings.use_lanes)."""
-    from memory import embeddings
+    worker runs it: memory.model.embeddings.use_lanes)."""
+    from memory.model import embeddings
 
     sample = texts[:: max(1, len(texts) // BASELINE_SAMPLE)]
     embeddings.use_lanes(threads)
@@ -151,10 +151,9 @@ def main():
 
     from accounts.models import EndUser
     from accounts.services import api_key_create, project_get_or_create
-    from memory.selectors import Memory
-
     from bench import cpu_share
     from bench.locomo_data import items as locomo_items
+    from memory.selectors import Memory
 
     every = [row["item"] for row in locomo_items()]
     items = every[: args.limit]

@@ -12,7 +12,7 @@ KINDS = (
     ("postgres", "postgres"),
     ("gunicorn", "web"),
     ("celery", "worker"),
-    ("memory.model_process", "worker"),
+    ("memory.model.process", "worker"),
     ("redis", "redis"),
 )
 

@@ -57,8 +57,9 @@ def main():
     from accounts.models import EndUser
     from accounts.services import project_get_or_create
     from bench.locomo_data import items as locomo_items
-    from memory import embeddings, services, tasks, tools
+    from memory import services, tasks, tools
     from memory.limits import READ_SLICE_ITEMS
+    from memory.model import embeddings
     from memory.selectors import Memory
     from memory.validation import validate
     from twin import quick_redis
@@ -106,7 +107,8 @@ def cpu(project_id: int, texts: list[str]):
     from django.db import connection
 
     from bench.cpu_share import cpu_seconds
-    from memory import embeddings, tasks
+    from memory import tasks
+    from memory.model import embeddings
 
     def process() -> float:
         used = resource.getrusage(resource.RUSAGE_SELF)

@@ -87,7 +87,7 @@ def base_turns():
     """The 2,760 LoCoMo dev turns with their vectors (text, context, sentences), made once as the read makes
     them (memory/read/pipeline.py) and cached."""
     from bench.locomo_data import items
-    from memory import embeddings
+    from memory.model import embeddings
     from memory.read.pipeline import context_vector, sentences
 
     turns, previous = [], {}
@@ -160,7 +160,7 @@ def fill(end_users: list[tuple[int, int]]):
     from pgvector import HalfVector
     from pgvector.psycopg import register_vector
 
-    from memory.embeddings import MODEL_ID
+    from memory.model.embeddings import MODEL_ID
     from twin import database_setup
     from twin.database import OWNER
 
@@ -430,9 +430,9 @@ def measure(key: str, users: dict[str, int], n_queries: int):
     from django.test import Client
 
     from bench.locomo_data import queries
-    from memory import embeddings
-    from memory.read import own_indexes
+    from memory.model import embeddings
     from memory.query import retrieval
+    from memory.read import own_indexes
     from memory.selectors import Memory
     from twin.database import OWNER
 

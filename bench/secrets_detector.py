@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import locomo_data  # noqa: E402
-from memory.secrets import DETECTORS, KINDS, find_secret, scan_item  # noqa: E402
+from memory.secrets.detect import DETECTORS, KINDS, find_secret, scan_item  # noqa: E402
 
 CASES = Path(__file__).resolve().parent / "secrets_cases.jsonl"
 PIECE = 100_000  # characters: memory_add's largest text, and the unit of the speed target

@@ -13,10 +13,10 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from accounts.selectors import end_user_count, end_user_of_project, end_users_of_project
-from memory.query import browse, history
 from memory.errors import CannotAnswer
 from memory.paths import subject_path
 from memory.project_selectors import sizes_of_end_users
+from memory.query import browse, history
 from memory.selectors import Memory, scoped
 from memory.services import memory_forget
 

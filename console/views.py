@@ -28,16 +28,14 @@ from accounts.connections import (
 )
 from accounts.consent import ACCESS_LABELS
 from accounts.permissions import can
-from accounts.registration import client_host
 from accounts.ratelimit import CREDENTIAL, END_USER, limits_of
+from accounts.registration import client_host
 from accounts.resource import mcp_resource_url
 from accounts.selectors import membership_of, memberships_of_user
 from accounts.selectors import project_overview as overview_counts
-from accounts.services import AccountsError, project_create
+from accounts.services import AccountsError, project_create, project_set_rate_limits, project_set_secret_policy
 from accounts.services import project_delete as delete_project
 from accounts.services import project_rename as rename
-from accounts.services import project_set_rate_limits
-from accounts.services import project_set_secret_policy
 from accounts.signin import sign_in_failed, sign_in_wait
 from memory.selectors import scoped
 

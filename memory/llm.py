@@ -15,10 +15,10 @@ from datetime import date, datetime
 
 from django.conf import settings
 
+from . import usage
 from .extraction.attributes import ATTRIBUTES, Fact
 from .extraction.extractor import extract
 from .extraction.grammar import as_person
-from . import usage
 
 log = logging.getLogger(__name__)
 

@@ -9,9 +9,9 @@ from django.db.models.functions import Length
 from django.utils import timezone
 
 from accounts.models import EndUser
+from memory.model.embeddings import DIMENSIONS, MODEL_ID
+from memory.model.half_text import HalfVectors
 
-from .embeddings import DIMENSIONS, MODEL_ID
-from .half_text import HalfVectors
 from .limits import ITEM_FIELD_MAX, ITEM_ID_MAX
 
 

@@ -18,10 +18,10 @@ from django.db.models import F, OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from accounts.auth import Context
 from accounts.models import EndUser
+from memory.model.half_text import half_text
 
 from . import statements
 from .errors import CannotAnswer, UnreadableItem
-from .half_text import half_text
 from .limits import DATE_EARLIEST, DATE_LATEST
 from .models import SENTENCES_FROM_CHARS, Fact, Item, ItemVersion, Passage, PassageSentence, Thread, WrittenIndex
 from .scope import ScopeConflict, scoped, scoped_to_account  # noqa: F401 (ScopeConflict: re-exported)

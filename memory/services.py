@@ -10,17 +10,17 @@ from django.db.models import F
 from django.utils import timezone
 
 from accounts.services import end_user_touch
+from memory.routes.answers import ADDED, DUPLICATE, EDITED, REFUSED, UNCHANGED
+from memory.secrets.detect import find_secret
+from memory.secrets.gate import REDACTED, redacts, refused_error, screen_item
 
 from . import erasure, fairness, tasks
-from .answers import ADDED, DUPLICATE, EDITED, REFUSED, UNCHANGED
 from .duplicates import content_hash, originals_of, store_unless_duplicates
 from .errors import CannotAnswer, InvalidArguments
 from .limits import ADD_ATTEMPTS, DEFAULT_KIND, WAIT_SECONDS
 from .models import Item, ItemVersion
 from .read import notices
 from .read.written_index import rewrite_index
-from .secret_gate import REDACTED, redacts, refused_error, screen_item
-from .secrets import find_secret
 from .selectors import Memory
 
 log = logging.getLogger(__name__)

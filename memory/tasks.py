@@ -19,11 +19,13 @@ from celery.signals import worker_init, worker_process_init
 from django.conf import settings
 from django.core.cache import cache
 
-from . import embeddings, fairness, half_text
+from memory.model import embeddings, half_text
+
+from . import fairness
 from .limits import READ_RETRIES
+from .project_selectors import unread_by_project
 from .read import failures as failed
 from .read import own_indexes, pipeline, reembed
-from .project_selectors import unread_by_project
 from .selectors import Memory
 
 log = logging.getLogger(__name__)

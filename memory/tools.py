@@ -12,16 +12,18 @@ from typing import Callable
 
 from accounts.auth import Context
 from accounts.errors import ApiError
+from memory.model import embeddings
+from memory.routes import answers
 from twin.unavailable import UNAVAILABLE, unavailable_from
 
-from .query import browse, history, search
-from . import answers, embeddings, services, usage
+from . import services, usage
 from .connectors import how_they_work, lessons, recall
 from .connectors import next as next_steps
 from .errors import InsufficientScope
 from .limits import (
     AROUND_WIDTH_DEFAULT,
     AROUND_WIDTH_MAX,
+    DEFAULT_KIND,
     FORGET_IDS_MAX,
     GREP_LIMIT_DEFAULT,
     GREP_LIMIT_MAX,
@@ -34,12 +36,12 @@ from .limits import (
     LATEST_K_DEFAULT,
     LATEST_K_MAX,
     NAME_MAX,
-    DEFAULT_KIND,
     NEXT_TOP_DEFAULT,
     NEXT_TOP_MAX,
     TEXT_MAX,
 )
 from .outcome import Outcome
+from .query import browse, history, search
 from .selectors import memory_in_scope, no_memory
 from .validation import ONE_LINE_PATTERN, date_schema, validate
 

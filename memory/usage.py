@@ -20,8 +20,8 @@ from django.utils import timezone
 
 from accounts.auth import Context
 from accounts.ratelimit import throttled
+from memory.routes.answers import ADDED, DUPLICATE, REFUSED
 
-from .answers import ADDED, DUPLICATE, REFUSED
 from .models import RecentError, UsageDay
 from .selectors import scoped
 

@@ -14,6 +14,8 @@ from datetime import UTC, date, datetime, time
 import fastjsonschema
 from jsonschema import Draft202012Validator
 
+from memory.secrets.detect import find_secret
+
 from .errors import InvalidArguments
 from .limits import (
     DATE_EARLIEST,
@@ -27,8 +29,6 @@ from .limits import (
     PLAIN_KEY,
     UNNAMED_KEY,
 )
-from .secrets import find_secret
-
 
 # An ISO day, or an ISO time that starts with one; parse_date checks the rest.
 DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ].*)?$"

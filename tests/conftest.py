@@ -12,9 +12,8 @@ import os
 import pytest
 from django.test import Client
 
-from accounts.models import Role
+from accounts.models import Membership, Role
 from accounts.services import api_key_create, project_create, user_get_or_create
-from accounts.models import Membership
 from twin.celery import app as celery_app
 from twin.database import DEFAULT, OWNER
 

@@ -12,7 +12,6 @@ from django.conf import settings
 from django.db import connection
 
 from memory.models import Item, Passage
-
 from memory.selectors import scoped
 from memory.tasks import read_items
 from tests.conftest import TEST_QUEUE

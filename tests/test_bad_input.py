@@ -8,8 +8,8 @@ from django.test import Client
 
 from accounts.auth import Context
 from accounts.models import Connection
-from mcp import protocol as rpc
-from mcp import stdio
+from mcp_server import protocol as rpc
+from mcp_server import stdio
 from memory.limits import JSON_DEPTH_MAX
 from memory.models import Item, RecentError
 from memory.selectors import scoped

@@ -2,8 +2,8 @@
 role may do, and 404 alike for a missing project, another's project and a capability the role lacks."""
 
 import pytest
-from django.test import RequestFactory
 from django.http import Http404
+from django.test import RequestFactory
 
 from accounts.models import Role
 from accounts.permissions import CAPABILITIES, can, capabilities_of

@@ -12,9 +12,9 @@ from django.db import connection
 
 from accounts.auth import Context
 from accounts.services import end_user_get_or_create
+from mcp_server import protocol as rpc
+from mcp_server import stdio
 from memory.extraction.dates import find_date
-from mcp import protocol as rpc
-from mcp import stdio
 from memory.limits import DATE_EARLIEST, DATE_LATEST, READ_RETRIES
 from memory.models import Fact, Item
 from memory.selectors import scoped

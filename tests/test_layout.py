@@ -28,7 +28,7 @@ MAY_IMPORT = {
 # Function-local imports allowed besides AppConfig.ready (where Django wants signal receivers and schema
 # extensions imported), each with why: none today.
 LOCAL_IMPORTS_ALLOWED: dict[tuple[str, str], str] = {
-    ("memory.model_file", "quantize"): "onnx takes 0.7 s to import, and only the making of the model file, once "
+    ("memory.model.int8_file", "quantize"): "onnx takes 0.7 s to import, and only the making of the model file, once "
     "a machine, needs it: not every process that starts",
 }
 FETCHES = {"fetchone", "fetchall", "fetchmany"}

@@ -8,10 +8,10 @@ from datetime import UTC, date, datetime
 
 import pytest
 
+from memory import llm
 from memory.extraction import extractor
 from memory.extraction.attributes import ATTRIBUTES, Fact
 from memory.read import facts
-from memory import llm
 from tests.fake_llm import KEY, MODEL, fake_llm  # noqa: F401  (the fixture)
 
 AT = datetime(2024, 5, 1, 12, tzinfo=UTC)

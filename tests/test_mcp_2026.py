@@ -7,8 +7,8 @@ import subprocess
 import sys
 
 from accounts.auth import Context
-from mcp import protocol, stdio
-from mcp.instructions import SAVE_ALMOST_EVERYTHING, SEARCH_FIRST
+from mcp_server import protocol, stdio
+from mcp_server.instructions import SAVE_ALMOST_EVERYTHING, SEARCH_FIRST
 from memory.models import UsageDay
 from memory.selectors import scoped
 from memory.tools import stdio_tools

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from mcp.instructions import SAVE_ALMOST_EVERYTHING, SEARCH_FIRST
-from mcp.era import MODERN
-from mcp.protocol import LATEST, SERVER_INFO
+from mcp_server.era import MODERN
+from mcp_server.instructions import SAVE_ALMOST_EVERYTHING, SEARCH_FIRST
+from mcp_server.protocol import LATEST, SERVER_INFO
 
 SCRIPT = Path(__file__).parent / "sdk" / "mcp_client.py"
 PROJECT_MCP = Path(__file__).resolve().parent.parent / "mcp"

@@ -5,7 +5,7 @@ import json
 import pytest
 from django.db import connections
 
-from mcp.instructions import SAVE_ALMOST_EVERYTHING, SEARCH_FIRST
+from mcp_server.instructions import SAVE_ALMOST_EVERYTHING, SEARCH_FIRST
 from memory.tools import SAVE_POLICY
 from twin.database import DEFAULT, OWNER
 

@@ -11,8 +11,8 @@ from django.test import Client
 from accounts.models import OAuthApplication
 from tests.cimd import NAMED_HOSTS, DocumentServer, LoopbackFetcher
 from tests.conftest import Api
-from twin import capacity
 from tests.oauth_flow import ISSUER, REDIRECT_URI, answer, authorize_query, card_post_data, exchange, pkce, refresh
+from twin import capacity
 
 HOST = NAMED_HOSTS[0]
 CIMD_DOCUMENT_MAX = 16 * 1024  # the toolkit's CIMD_MAX_DOCUMENT_SIZE

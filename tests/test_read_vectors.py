@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from django.db import connection
 
-from memory import embeddings
+from memory.model import embeddings
 from memory.models import SENTENCES_FROM_CHARS, Passage, PassageSentence
 from memory.query import retrieval, search
 from memory.query.features import FEATURES

@@ -4,7 +4,8 @@ mixed with the passage before it as the read mixes it, and search finds them by 
 
 import numpy as np
 
-from memory import embeddings, tasks
+from memory import tasks
+from memory.model import embeddings
 from memory.models import Passage, PassageSentence
 from memory.read import reembed
 from memory.selectors import Memory, scoped

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memory.secrets import DETECTORS, KINDS, WHOLE_TEXT_BELOW, find_secret, scan_item
+from memory.secrets.detect import DETECTORS, KINDS, WHOLE_TEXT_BELOW, find_secret, scan_item
 
 B64_88 = "Zm9vYmFyYmF6cXV4" * 5 + "cXV4cXV4cXV4cQ=="  # 88 characters of base64, as Azure prints a key
 HEX_64 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"

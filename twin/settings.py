@@ -86,7 +86,7 @@ INSTALLED_APPS = [
     "oauth2_provider",
     "accounts",
     "memory",
-    "mcp",
+    "mcp_server",
     "console",
     "twin",  # its commands: setupdb, and migrate run as the owner
 ]
@@ -220,7 +220,7 @@ CELERY_TASK_EAGER_PROPAGATES = True
 # The read's worker processes run this much nicer than the web tier, so an import never takes the CPU a
 # search needs (bench/README.md "Adding": search p95 during a big import).
 READ_WORKER_NICENESS = int(os.environ.get("READ_WORKER_NICENESS", "10"))
-# The model's threads in each worker process (lanes: memory.embeddings.use_lanes), all the cores by default,
+# The model's threads in each worker process (lanes: memory.model.embeddings.use_lanes), all the cores by default,
 # since one project's import is read one turn at a time (memory/fairness.py) and would otherwise use one core
 # of many (bench/README.md "Adding").
 READ_MODEL_THREADS = int(os.environ.get("READ_MODEL_THREADS", str(os.cpu_count() or 1)))
@@ -275,7 +275,7 @@ OAUTH2_PROVIDER = {
     "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
     "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
     "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["none", "client_secret_post", "client_secret_basic"],
-    "DCR_ENABLED": True,  # served by mcp.oauth.register, advertised by the toolkit's metadata view
+    "DCR_ENABLED": True,  # served by mcp_server.oauth.register, advertised by the toolkit's metadata view
     # Client ID Metadata Documents (the 2026-07-28 authorization spec's preferred sign-in, claude.ai's when the
     # metadata offers it): a client_id that is an https URL is fetched by the toolkit's SafeMetadataFetcher
     # (https only, no redirects, the connected address checked, 5 s, 16 KB, cached, failures backed off) and

@@ -5,7 +5,7 @@ Three causes: every pooled database connection is in use (the pool's wait ran ou
 wait), a statement ran past the web's statement_timeout, or a dependency is away (PostgreSQL refusing or
 restarting, Redis where a request needs it). `unavailable_from` names them in one place; each surface turns
 the result into its answer in one place: twin.middleware.UnavailableMiddleware for every Django view, the
-tool call's outcome for /v1/memory/* and MCP (memory.tools.call, mcp.protocol.retry_reply).
+tool call's outcome for /v1/memory/* and MCP (memory.tools.call, mcp_server.protocol.retry_reply).
 """
 
 import psycopg

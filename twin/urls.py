@@ -4,8 +4,8 @@ from oauth2_provider.views import RevokeTokenView
 
 from accounts.views import MeView, healthz
 from console.consent import ConsentView
-from mcp import oauth
-from mcp.views import mcp_endpoint
+from mcp_server import oauth
+from mcp_server.views import mcp_endpoint
 
 # Sign-in (OAuth). The names are django-oauth-toolkit's, in its namespace, so its metadata view finds them.
 oauth_patterns = (
@@ -41,5 +41,5 @@ urlpatterns = [
     path("v1/mcp", mcp_endpoint, name="mcp"),
     path("", include(oauth_patterns)),
     path("", include("console.urls")),
-    path("", include("memory.urls")),
+    path("", include("memory.routes.urls")),
 ]

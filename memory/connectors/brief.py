@@ -15,8 +15,8 @@ from django.contrib.postgres.fields import ArrayField
 from django.db.models import CharField, F, Func
 from django.utils import timezone
 
-from ..query import retrieval, search
 from ..paths import iso
+from ..query import retrieval, search
 from ..selectors import Memory
 from .events import CHAT, authors, events, passages_of
 

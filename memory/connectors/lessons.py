@@ -12,7 +12,8 @@ from collections import Counter
 import numpy as np
 from django.db.models import Q
 
-from .. import embeddings
+from memory.model import embeddings
+
 from ..errors import CannotAnswer
 from ..selectors import Memory
 from .events import as_event, cite, passages_of

@@ -13,9 +13,9 @@ import re
 from django.conf import settings
 
 from .. import llm
+from ..paths import iso
 from ..query import search
 from ..query.browse import passage_json
-from ..paths import iso
 from ..selectors import Memory
 from ..validation import GivenTime
 from . import brief

@@ -1,6 +1,5 @@
 from django.db import migrations, models
 
-
 # The sweep leaves an item whose read failed at its current version (read/failures.py): read again only once
 # edited, which makes a new version.
 UNREAD_ITEMS = """

@@ -1,7 +1,8 @@
 """Vectors written through memory/half_text.py (the same halfvec columns: no change in the database)."""
 
-import memory.half_text
 from django.db import migrations
+
+import memory.model.half_text
 
 
 class Migration(migrations.Migration):
@@ -13,16 +14,16 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name="passage",
             name="context_embedding",
-            field=memory.half_text.HalfVectors(dimensions=384, null=True),
+            field=memory.model.half_text.HalfVectors(dimensions=384, null=True),
         ),
         migrations.AlterField(
             model_name="passage",
             name="embedding",
-            field=memory.half_text.HalfVectors(dimensions=384, null=True),
+            field=memory.model.half_text.HalfVectors(dimensions=384, null=True),
         ),
         migrations.AlterField(
             model_name="passagesentence",
             name="embedding",
-            field=memory.half_text.HalfVectors(dimensions=384),
+            field=memory.model.half_text.HalfVectors(dimensions=384),
         ),
     ]

@@ -13,10 +13,10 @@ from rest_framework.views import APIView
 
 from accounts.auth import Context, ContextAuthentication
 from accounts.errors import ApiError
+from memory.routes.answers import IMPORT_ANSWER
+from memory.routes.api import ERROR_SCHEMA
 
 from .. import usage
-from ..answers import IMPORT_ANSWER
-from ..api import ERROR_SCHEMA
 from ..errors import InsufficientScope
 from ..limits import IMPORT_MAX_BYTES
 from ..selectors import Memory, memory_in_scope

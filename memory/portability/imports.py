@@ -15,12 +15,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import BinaryIO, Callable, Iterator, NamedTuple
 
+from memory.routes.answers import REFUSED
+from memory.secrets.gate import redacts, screen_record
+
 from .. import fairness, services
-from ..answers import REFUSED
 from ..limits import IMPORT_BATCH, IMPORT_MAX_ITEMS, ITEMS_MAX
 from ..models import Fact, ItemVersion
 from ..paths import subject_key
-from ..secret_gate import redacts, screen_record
 from ..selectors import Memory
 from . import format as fmt
 from . import reader

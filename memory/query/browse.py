@@ -4,12 +4,12 @@ from datetime import datetime
 
 from django.db.models import F, Max, Min, Sum
 
-from . import history
 from ..errors import CannotAnswer
 from ..markdown import fenced, inline
 from ..models import Item, Passage, Thread
 from ..paths import INDEX_PATH, PLURAL, iso, parse_passage_id, passage_id, subject_path
 from ..selectors import Memory
+from . import history
 
 CHILDREN_MAX = 1_000
 PREVIEW_CHARS = 80  # of a passage listed in its thread's directory

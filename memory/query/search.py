@@ -10,14 +10,14 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from . import history, retrieval
 from .. import llm
-from .browse import passage_json
 from ..extraction.attributes import ATTRIBUTES
 from ..limits import SEARCH_HITS
 from ..paths import subject_key
 from ..selectors import Memory, PassageFilters
 from ..validation import GivenTime
+from . import history, retrieval
+from .browse import passage_json
 
 
 def ranked(

@@ -5,7 +5,8 @@ from datetime import UTC, date, datetime, time
 from django.utils import timezone
 
 from .. import llm
-from ..extraction.attributes import ATTRIBUTES, Fact as ExtractedFact
+from ..extraction.attributes import ATTRIBUTES
+from ..extraction.attributes import Fact as ExtractedFact
 from ..extraction.extractor import extract
 from ..models import Fact, Item, Passage
 from ..paths import passage_id, subject_key

@@ -2,7 +2,8 @@
 
 from django.db import connection
 
-from ..half_text import half_text
+from memory.model.half_text import half_text
+
 from ..models import Passage
 from ..selectors import named_rows
 

@@ -20,7 +20,8 @@ from django.db import DataError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from .. import embeddings
+from memory.model import embeddings
+
 from ..models import SENTENCES_FROM_CHARS, Item, Passage, PassageSentence, Thread
 from ..paths import passage_path, thread_id
 from ..selectors import Memory

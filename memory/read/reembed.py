@@ -9,8 +9,8 @@ import numpy as np
 from django.db import connection
 
 from accounts.models import EndUser
+from memory.model import embeddings
 
-from .. import embeddings
 from ..models import Passage, PassageSentence
 from ..selectors import Memory, named_rows
 from .pipeline import context_vector, sentences, titled

@@ -7,7 +7,7 @@ before any process needs it (`make setup` runs it), so that processes starting t
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from memory import model_file
+from memory.model import int8_file as model_file
 
 
 class Command(BaseCommand):

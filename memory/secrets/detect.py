@@ -52,7 +52,7 @@ from detect_secrets.plugins import (
 )
 
 from memory.limits import PLAIN_KEY, UNNAMED_KEY
-from memory.secret_rules import CardRule, PasswordRule, UrlPasswordRule
+from memory.secrets.rules import CardRule, PasswordRule, UrlPasswordRule
 
 KEY_IN_PATH = "<key>"  # names a metadata key in a field path, since the key itself may be the secret
 _PLAIN_KEY = re.compile(PLAIN_KEY)

@@ -4,9 +4,9 @@ from django.core.management.base import BaseCommand, CommandError
 from accounts.auth import Context, parse_account
 from accounts.errors import ApiError
 from accounts.models import Access, Project
+from mcp_server import protocol
+from mcp_server.stdio import serve
 from memory.tools import stdio_tools
-from mcp import protocol
-from mcp.stdio import serve
 from twin.process import ENVIRONMENT, STDIO
 
 

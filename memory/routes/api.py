@@ -6,8 +6,8 @@ from rest_framework.views import APIView
 
 from accounts.auth import ContextAuthentication
 
-from .outcome import Outcome
-from .tools import Tool, call
+from ..outcome import Outcome
+from ..tools import Tool, call
 
 ERROR_SCHEMA = {
     "type": "object",

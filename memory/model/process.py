@@ -1,6 +1,6 @@
-"""The embedding model in a process of its own, for the background read (memory.embeddings.use_lanes).
+"""The embedding model in a process of its own, for the background read (memory.model.embeddings.use_lanes).
 
-    python -m memory.model_process MODEL_FILE LANES
+    python -m memory.model.process MODEL_FILE LANES
 
 Reads a JSON list of texts a line from standard input and writes their vectors to standard output, 384
 float32 each, in order. It ends when its input does: when the worker that started it is gone, however it
@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from memory import embeddings
+from memory.model import embeddings
 
 
 def main() -> None:

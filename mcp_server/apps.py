@@ -2,5 +2,5 @@ from django.apps import AppConfig
 
 
 class McpConfig(AppConfig):
-    name = "mcp"
+    name = "mcp_server"
     label = "mcp"

@@ -21,11 +21,11 @@ from detect_secrets.plugins.private_key import PrivateKeyDetector
 
 from accounts.models import SecretPolicy
 
-from .answers import REFUSED
-from .errors import InvalidArguments
-from .limits import ITEM_FIELD_MAX, ITEM_TEXT_MAX
-from .secrets import DETECTORS, KEY_IN_PATH, KINDS, PASSWORD_KEY, find_secret, key_in_path, scan_item
-from .selectors import Memory
+from ..errors import InvalidArguments
+from ..limits import ITEM_FIELD_MAX, ITEM_TEXT_MAX
+from ..routes.answers import REFUSED
+from ..selectors import Memory
+from .detect import DETECTORS, KEY_IN_PATH, KINDS, PASSWORD_KEY, find_secret, key_in_path, scan_item
 
 REDACTED = "[redacted: {}]"
 IDENTITY = "id"  # the field a secret is never redacted in

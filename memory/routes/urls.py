@@ -1,8 +1,8 @@
 from django.urls import path
 
+from ..portability.api import ExportView, ImportView
+from ..tools import TOOLS
 from .api import tool_view
-from .portability.api import ExportView, ImportView
-from .tools import TOOLS
 
 urlpatterns = [
     path(f"v1/memory/{tool.route}", tool_view(tool), name=f"memory-{tool.route}")

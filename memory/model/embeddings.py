@@ -21,7 +21,7 @@ import onnxruntime
 from django.conf import settings
 from tokenizers import Tokenizer
 
-from . import model_file
+from . import int8_file as model_file
 
 log = logging.getLogger(__name__)
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8-dynamic"  # beside every vector: one made by another model is made again
@@ -61,8 +61,8 @@ def _in_model_process(texts: list[str]) -> np.ndarray:
         if _model_process is None or _model_process.poll() is not None:
             path = model_file.path(settings.VAR_DIR / "models")  # made here, once, not in each process
             _model_process = subprocess.Popen(
-                [sys.executable, "-m", "memory.model_process", str(path), str(_lane_count)],
-                cwd=Path(__file__).resolve().parent.parent,
+                [sys.executable, "-m", "memory.model.process", str(path), str(_lane_count)],
+                cwd=Path(__file__).resolve().parents[2],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
             )
