@@ -55,7 +55,7 @@ def redirect_uri_problem(uri) -> str | None:
         return f"is {len(uri)} characters; at most {REDIRECT_URI_MAX}."
     parts = urlsplit(uri)
     try:
-        parts.port
+        _ = parts.port  # parsed when read: a port that is no number, or out of range, raises
     except ValueError:
         return "has an invalid port."
     if "#" in uri or "@" in parts.netloc:

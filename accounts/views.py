@@ -46,7 +46,7 @@ def healthz(request):
     try:
         redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=1, socket_timeout=1).ping()
         checks["redis"] = "ok"
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - any failure means down
         checks["redis"] = f"down: {exc.__class__.__name__}"
     ok = all(value == "ok" for value in checks.values())
     return JsonResponse(
