@@ -103,7 +103,9 @@ def client_configs(mcp_url: str, *, key: str = KEY_PLACEHOLDER, account: str = A
             "oauth": True,
             "where": "Settings › Apps & Connectors › Advanced settings › Developer mode, then Create",
             "text": mcp_url,
-            "note": "Paste the URL with OAuth as the authentication, then sign in to twin memory and choose on the card.",
+            "note": (
+                "Paste the URL with OAuth as the authentication, then sign in to twin memory and choose on the card."
+            ),
         },
     ]
 
