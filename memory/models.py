@@ -57,7 +57,7 @@ class Item(models.Model):
     facts_imported_version = models.PositiveIntegerField(default=0)
     # What a duplicate would share with it (memory/duplicates.py): SHA-256 of its kind, author and normal text
     # (a message's session and time too). Null for items stored before it was kept, until their next edit.
-    content_hash = models.CharField(max_length=64, null=True, blank=True)
+    content_hash = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001 - null, not "": unhashed rows never collide in one_item_per_content
     # The id is the caller's: sent with the item, or used since to edit it. False for an id memory generated:
     # only such items are held unique by content, so a caller's own ids are never merged.
     caller_id = models.BooleanField(default=True)

@@ -31,8 +31,8 @@ from .selectors import Memory
 log = logging.getLogger(__name__)
 SWEEP_LIMIT = 5_000  # unread items one sweep looks at (their projects get a turn); the next sweep sees the rest
 OWN_INDEX_LOCK_SECONDS = 6 * 3600  # a big memory's index build takes minutes; a lock this old is stale
-# A failed read is retried after up to 2, 4, 8... s (jittered, at most 60 s apart), 8 times: it rides out a locked table or
-# a database restart; after that the sweep finds the items still unread.
+# A failed read is retried after up to 2, 4, 8... s (jittered, at most 60 s apart), 8 times: it rides out a locked
+# table or a database restart; after that the sweep finds the items still unread.
 READ_BACKOFF_SECONDS, READ_BACKOFF_MAX_SECONDS, TASK_RETRIES = 2, 60, 8
 BUILD_BACKOFF_SECONDS, BUILD_RETRIES = 30, 3  # a failed own-index build; the beat asks again a minute later anyway
 SWEEP_AFTER_SECONDS = 30  # a read queued less than this ago is most likely still on its way
@@ -56,7 +56,7 @@ def queue_project_read(project_id: int) -> None:
         token = fairness.take_turn(project_id)
         if token is not None:
             read_project.apply_async(args=[project_id, token], retry=False)
-    except Exception:  # noqa: BLE001 - a broker outage: the turn lapses and the sweep queues it again
+    except Exception:  # a broker outage: the turn lapses and the sweep queues it again
         log.warning("Could not queue the read of project %s; the sweep will.", project_id, exc_info=True)
 
 

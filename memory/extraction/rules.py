@@ -9,8 +9,9 @@ is, negation, whether the value has ended, and the date.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 from .attributes import Fact
 from .grammar import BARE_VERBS, FUTURE, PAST, PAST_STATE, THIRD_PERSON_VERBS, name_in, subjects_of

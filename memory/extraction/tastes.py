@@ -26,8 +26,8 @@ RULES = [
     rule(
         "likes",
         PRE + r" (?P<v>love|loves|like|likes|enjoy|enjoys|adore|adores|"
-        r"am(?P<neg2> not| no longer)?(?: really| so| totally| very)? into|is(?P<neg3> not| no longer)?(?: really| so)? "
-        r"into|are into|"
+        r"am(?P<neg2> not| no longer)?(?: really| so| totally| very)? into|"
+        r"is(?P<neg3> not| no longer)?(?: really| so)? into|are into|"
         r"am obsessed with|is obsessed with|am passionate about|is passionate about|am a (?:big |huge |massive "
         r"|great |real )?fan of|is a (?:big |huge )?fan of|am fond of|is fond of|have always loved|has always "
         r"loved|have always liked|have always enjoyed|have a love for|have a passion for|prefer|prefers|used to "

@@ -52,7 +52,9 @@ NATIONALITIES = set(
     "Filipino Indonesian Malaysian Singaporean Indian Pakistani Bangladeshi Nepali Iranian Iraqi Israeli "
     "Lebanese Syrian Egyptian Moroccan Algerian Tunisian Nigerian Ghanaian Kenyan Ethiopian Australian".split()
 )
-INSTRUMENTS = "guitar piano violin cello drums bass ukulele flute saxophone sax trumpet clarinet harp banjo viola trombone".split()
+INSTRUMENTS = (
+    "guitar piano violin cello drums bass ukulele flute saxophone sax trumpet clarinet harp banjo viola trombone"
+).split()
 SPORTS = (
     "tennis football soccer basketball baseball volleyball golf hockey rugby cricket badminton squash chess "
     "poker pickleball padel"

@@ -4,7 +4,8 @@ answer, the other its body, which no tool call (and no MCP message) can."""
 
 import contextlib
 import tempfile
-from typing import BinaryIO, Iterator
+from collections.abc import Iterator
+from typing import BinaryIO
 
 from django.conf import settings
 from django.http import JsonResponse, StreamingHttpResponse

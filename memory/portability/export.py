@@ -12,8 +12,8 @@ EXPORTS_AT_ONCE at a time (`ExportSlot`); one more is answered 503 with Retry-Af
 import contextlib
 import json
 import threading
+from collections.abc import Iterable, Iterator
 from itertools import islice
-from typing import Iterable, Iterator
 
 from django.db import connection, transaction
 from django.utils import timezone

@@ -12,8 +12,9 @@ read was done, places the facts it brought rather than extract them again (read/
 import hashlib
 import re
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import BinaryIO, Callable, Iterator, NamedTuple
+from typing import BinaryIO, NamedTuple
 
 from memory.routes.answers import REFUSED
 from memory.secrets.gate import redacts, screen_record
@@ -158,7 +159,7 @@ def _store_batch(
                 memory=memory, items=[line.item for line in batch[start : start + ITEMS_MAX]]
             )
         statuses.update(answer["status"] for answer in answers)
-        for line, answer in zip(batch, answers):
+        for line, answer in zip(batch, answers, strict=True):
             caught.add(line, answer)
         added = {answer["id"] for answer in answers if answer["status"] == "added"}
         lines = [line for line in batch if line.id in added]

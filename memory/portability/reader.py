@@ -3,7 +3,8 @@ line bounded, the whole bounded, so a file of any size is read in little memory 
 
 import gzip
 import zlib
-from typing import BinaryIO, Iterator
+from collections.abc import Iterator
+from typing import BinaryIO
 
 from twin.json_limits import InvalidJson, loads
 

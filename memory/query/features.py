@@ -67,9 +67,9 @@ def matrix(rows: list[dict], statistics: TermStatistics, query: str) -> np.ndarr
     )
     f["len"] = np.log1p(np.array([r["characters"] for r in rows], float))
     # Neighbours either side in the same thread, when they are candidates (they are, unless filtered out).
-    position = {(t, s): i for i, (t, s) in enumerate(zip(thread, seq))}
-    before = np.array([position.get((t, s - 1), -1) for t, s in zip(thread, seq)])
-    after = np.array([position.get((t, s + 1), -1) for t, s in zip(thread, seq)])
+    position = {(t, s): i for i, (t, s) in enumerate(zip(thread, seq, strict=True))}
+    before = np.array([position.get((t, s - 1), -1) for t, s in zip(thread, seq, strict=True)])
+    after = np.array([position.get((t, s + 1), -1) for t, s in zip(thread, seq, strict=True)])
     for key in ("bm", "maxsent", "cos_t"):
         padded = np.append(f[key], f[key].min())
         f["nb_" + key] = np.maximum(padded[before], padded[after])

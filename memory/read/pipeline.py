@@ -227,7 +227,7 @@ def _sentences(written: list[tuple[Item, list[Passage], list[Piece]]]) -> list[P
     return [
         PassageSentence(end_user_id=item.end_user_id, passage=row, embedding=vector)
         for item, rows, pieces in written
-        for row, piece in zip(rows, pieces)
+        for row, piece in zip(rows, pieces, strict=True)
         for vector in piece.vectors["sentences"]
     ]
 

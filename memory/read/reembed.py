@@ -57,7 +57,7 @@ def reembed(memory: Memory, limit: int = BATCH) -> int:
         passage.context_embedding = context_vector(before[passage.thread_id], len(passage.text), passage.embedding)
         passage.model = embeddings.MODEL_ID
         before[passage.thread_id] = (len(passage.text), passage.embedding)
-    lines = {p.pk: [next(vectors) for _ in passage_lines] for p, passage_lines in zip(stale, said)}
+    lines = {p.pk: [next(vectors) for _ in passage_lines] for p, passage_lines in zip(stale, said, strict=True)}
     with memory.scoped():  # one transaction
         # The end user's row first, as the read's writes take it: one memory's writes take turns.
         EndUser.objects.select_for_update(no_key=True).filter(pk=memory.end_user.pk).exists()

@@ -15,7 +15,7 @@ the committed file is this script's output and the tests can name what it holds:
 
 import json
 import random
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 OUT = Path(__file__).with_name("team.jsonl")
@@ -185,7 +185,7 @@ class Sample:
 
 
 def at(day: date, hour: int, minute: int = 0) -> datetime:
-    return datetime(day.year, day.month, day.day, hour, minute, tzinfo=timezone.utc)
+    return datetime(day.year, day.month, day.day, hour, minute, tzinfo=UTC)
 
 
 TOM_TITLES = [

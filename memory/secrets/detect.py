@@ -14,12 +14,12 @@ PasswordRule finds too, with the plain phrasings), IPPublicDetector (an address 
 is at 203.0.113.7" is a memory worth keeping) and BasicAuthDetector (UrlPasswordRule finds all it finds).
 
 Speed: the assignment patterns (Cloudant, IBM, SoftLayer) cost 10-25 ms each per 100,000 characters; every
-detector on the whole text, 55 to 200 ms (bench/README.md). So each detector has a gate, a cheap pattern that every match of the
-detector holds: it runs only when its gate matches, and on a long text only on the lines where it does (no
-gated pattern crosses a line break). Gates of case-blind patterns search `text.lower()`, five times quicker
-than a case-blind search; they would miss only a keyword spelt with a letter that re's case folding adds (ſ
-for s, the Kelvin sign for k), which no accidental paste holds. bench/secrets_detector.py checks that the
-gates never change an answer.
+detector on the whole text, 55 to 200 ms (bench/README.md). So each detector has a gate, a cheap pattern that
+every match of the detector holds: it runs only when its gate matches, and on a long text only on the lines
+where it does (no gated pattern crosses a line break). Gates of case-blind patterns search `text.lower()`,
+five times quicker than a case-blind search; they would miss only a keyword spelt with a letter that re's case
+folding adds (ſ for s, the Kelvin sign for k), which no accidental paste holds. bench/secrets_detector.py
+checks that the gates never change an answer.
 """
 
 import re

@@ -1,8 +1,9 @@
 """The secret gate: nothing of a credential pasted into an item is stored (memory/secrets.py finds them).
 
 Every write path screens an item here before anything of it is written or looked up: memory_add and import
-(both through services._store) and memory_correct; an import's earlier versions and facts too (screen_record). What then happens is the project's `secret_policy`
-(accounts.models.SecretPolicy, chosen by Owners and Admins in the console's project settings):
+(both through services._store) and memory_correct; an import's earlier versions and facts too (screen_record).
+What then happens is the project's `secret_policy` (accounts.models.SecretPolicy, chosen by Owners and Admins
+in the console's project settings):
 
 - refuse (the default): the item is not stored, and its answer names the field and the secret's kind,
   never the secret: {"status": "refused", "field": "items[3].text", "secret": "AWS Access Key"}. The other

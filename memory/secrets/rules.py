@@ -36,7 +36,7 @@ class PasswordRule:
     # keyword, up to three gap words (never a link, so the first link is the one), a link, the value; "'s"
     # links only straight after the keyword ("password's X", not "her dog's name")
     tail = re.compile(
-        r"[\"']?(?:['’]s\b|(?:\s+(?!(?:is|was|are|will)\b)[\w'’-]+){0,%d}?" % PASSWORD_GAP_WORDS
+        rf"[\"']?(?:['’]s\b|(?:\s+(?!(?:is|was|are|will)\b)[\w'’-]+){{0,{PASSWORD_GAP_WORDS}}}?"
         + r"(?:\s*[:=]|\s+(?:is|was|are|will\s+be)\b(?:\s+(?:now|still|set\s+to|changed\s+to)\b)?\s*:?))"
         + r"\s*(?P<value>\S+)",
         re.IGNORECASE,
@@ -116,7 +116,7 @@ class CardRule:
     # How cards print their digits: whole, or 16 as 4-4-4-4, Amex 4-6-5, Diners 4-6-4, 13 as 4-4-5,
     # 19 as 4-4-4-4-3.
     layouts = (*((length,) for length in CARD_DIGITS), (4, 4, 4, 4), (4, 6, 5), (4, 6, 4), (4, 4, 5), (4, 4, 4, 4, 3))
-    run = re.compile(r"\d[\d -]{%d,}\d" % (CARD_DIGITS.start - 2))  # digits, spaces, dashes: long enough
+    run = re.compile(rf"\d[\d -]{{{CARD_DIGITS.start - 2},}}\d")  # digits, spaces, dashes: long enough
     glued = re.compile(r"[\w.,+/]")  # a run right after a word, a decimal point, a sign or a path is no card
 
     def analyze_string(self, string: str):
