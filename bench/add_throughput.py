@@ -38,7 +38,8 @@ WAIT_CALL_ITEMS = 500
 IDLE_SEARCHES = 40
 # How often the bench asks whether the import is read, near its end: each ask is a memory_overview (8
 # statements) on the cores the read uses, so not faster than needed to time an import of about 10 s (the
-# read since session 11) within about 0.5%. Far from the end it asks less often (wait_until_read).
+# read on a fast machine, bench/README.md "Adding") within about 0.5%. Far from the end it asks less often
+# (wait_until_read).
 POLL_SECONDS = 0.05
 SEARCH_PAUSE_SECONDS = 0.2  # between the searches made during the import: a user's pace, not a load test
 BASELINE_SAMPLE = 3_000  # texts the model alone embeds (every k-th of the read's): enough for a steady rate
