@@ -1,4 +1,4 @@
-"""The figures bench/locomo.py and bench/tune.py report, as plain functions (tests/test_bench_metrics.py).
+"""The figures bench/locomo.py and bench/tune.py report, as plain functions (tests/ops/test_bench_metrics.py).
 
 A question's ranked answer is a list of hits, each hit the item ids of one passage; its evidence is the set of
 item ids that answer it. recall@k is the share of the evidence among the items of the top k hits, any@k

@@ -211,7 +211,7 @@ def _passes(schema: dict, arguments) -> bool:
     arguments anew each call (0.09 ms of an added turn's 0.33 ms of checks; bench/README.md "Adding", session
     18). It only says yes: on a no, jsonschema finds the faults to name. The tools' schemas use only keywords
     that mean the same in its draft 7 as in 2020-12, and it reads `$` as the end of the string, where
-    jsonschema lets one line feed through, so it is never the laxer (tests/test_validation.py)."""
+    jsonschema lets one line feed through, so it is never the laxer (tests/memory/test_validation.py)."""
     entry = _compiled.get(id(schema))
     if entry is None or entry[0] is not schema:
         entry = (

@@ -1,5 +1,5 @@
 """The sign-in, step by step, through the real URLs with Django's test client: register, the consent card,
-the code, the tokens. Shared by the tests/test_oauth_*.py files and tests/test_connected_apps.py.
+the code, the tokens. Shared by the tests/oauth/ files.
 """
 
 import base64

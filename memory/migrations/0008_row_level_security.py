@@ -11,7 +11,7 @@ it runs the functions below, which must see every row). The functions are the on
 the sweep's unread items, and the sizes that earn a memory its own indexes, as ids and counts, never text.
 
 A memory table added later gets the same: ENABLE, FORCE and one policy through `end_user_in_scope`
-(tests/test_rls.py fails for a memory model whose table lacks it).
+(tests/security/test_rls.py fails for a memory model whose table lacks it).
 """
 
 from django.db import migrations

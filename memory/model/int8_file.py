@@ -43,7 +43,7 @@ def path(folder: Path) -> Path:
 def quantize(source: Path, target: Path) -> None:
     """Write `source` with its stored int8 weights made float32 again (folding each Cast and Mul by its
     scale), then quantized for int8 products."""
-    import onnx  # only to make the file (tests/test_layout.py says why here)
+    import onnx  # only to make the file (tests/ops/test_layout.py says why here)
     from onnx import numpy_helper
     from onnxruntime.quantization import QuantType, quantize_dynamic
 

@@ -18,7 +18,7 @@ from memory.limits import EXPORTS_AT_ONCE, IMPORT_MAX_BYTES
 from memory.models import Fact, Item
 from memory.selectors import scoped
 from tests.conftest import Api
-from tests.test_fair_read import unread_rows
+from tests.read.test_fair_read import unread_rows
 
 # Two passages: the second states a fact, so its source is the item's passage 2.
 LONG_DOCUMENT = (

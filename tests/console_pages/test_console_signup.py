@@ -66,7 +66,7 @@ class CountingHasher(MD5PasswordHasher):
 
 def test_it_hashes_the_password_whether_or_not_the_email_has_an_account(alice, settings):
     # Hashing is the slow step: a sign-up that skipped it for a taken email would tell it by its time.
-    settings.PASSWORD_HASHERS = ["tests.test_console_signup.CountingHasher", *settings.PASSWORD_HASHERS]
+    settings.PASSWORD_HASHERS = ["tests.console_pages.test_console_signup.CountingHasher", *settings.PASSWORD_HASHERS]
     CountingHasher.hashed.clear()
     sign_up(Client(), email="dana@example.com", password="a-long-pass-9")
     sign_up(Client(), email="alice@example.com", password="a-long-pass-10")

@@ -14,7 +14,7 @@ from memory.models import Item, RecentError, UsageDay
 from memory.selectors import scoped
 from tests.conftest import TEST_QUEUE
 from tests.console import in_role, logged_in
-from tests.test_console_playground import answer_of, run
+from tests.console_pages.test_console_playground import answer_of, run
 from tests.traces import in_database, in_redis, readable, redis_client
 from twin.celery import app as celery_app
 from twin.database import DEFAULT, OWNER

@@ -19,8 +19,8 @@ from mcp_server.era import MODERN
 from mcp_server.instructions import SAVE_ALMOST_EVERYTHING, SEARCH_FIRST
 from mcp_server.protocol import LATEST, SERVER_INFO
 
-SCRIPT = Path(__file__).parent / "sdk" / "mcp_client.py"
-PROJECT_MCP = Path(__file__).resolve().parent.parent / "mcp"
+SCRIPT = Path(__file__).resolve().parents[1] / "sdk" / "mcp_client.py"
+PROJECT_MCP = Path(__file__).resolve().parents[2] / "mcp"
 PHRASE = "Sapphire Heron"
 READ_TOOLS = [
     "memory_search",

@@ -18,7 +18,7 @@ from memory.selectors import Memory
 from memory.validation import parse_date
 from tests.fake_llm import fake_llm  # noqa: F401  (the fixture)
 
-SAMPLE = Path(__file__).resolve().parent.parent / "memory" / "sample" / "team.jsonl"
+SAMPLE = Path(__file__).resolve().parents[2] / "memory" / "sample" / "team.jsonl"
 
 
 def asked_on(day: str):

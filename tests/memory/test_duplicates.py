@@ -4,7 +4,7 @@ stored again, within one call, across calls, and when ten callers send it at the
 
 from memory.models import Item, UsageDay
 from memory.selectors import scoped
-from tests.test_concurrent_writes import in_threads
+from tests.ops.test_concurrent_writes import in_threads
 
 CALLERS = 10
 

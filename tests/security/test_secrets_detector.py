@@ -202,7 +202,7 @@ def test_eight_threads_get_the_answers_of_one():
 def test_the_benchmark_cases_meet_their_targets():
     """bench/secrets_cases.jsonl: recall at least 0.95 for every kind, no near miss refused, and the gates
     never change an answer (every detector run on the whole text agrees)."""
-    rows = [json.loads(line) for line in (Path(__file__).parent.parent / "bench" / "secrets_cases.jsonl").open()]
+    rows = [json.loads(line) for line in (Path(__file__).resolve().parents[2] / "bench" / "secrets_cases.jsonl").open()]
     found, total = Counter(), Counter()
     for row in rows:
         kind = find_secret(row["text"])
@@ -224,7 +224,7 @@ def test_an_item_is_scanned_with_only_the_detectors_its_strings_call_for_and_the
     """scan_item runs on each string only the detectors whose gate matches somewhere in the item: for every
     benchmark case and near miss, put in an item among clean fields (as text, as a metadata value, as a key),
     the answer is the one every detector on every string in order gives."""
-    rows = [json.loads(line) for line in (Path(__file__).parent.parent / "bench" / "secrets_cases.jsonl").open()]
+    rows = [json.loads(line) for line in (Path(__file__).resolve().parents[2] / "bench" / "secrets_cases.jsonl").open()]
     cases = [row["text"] for row in rows] + NEAR_MISSES
     for text in cases:
         for item, path in (

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-CONFORMANCE = Path(__file__).parent / "conformance"
+CONFORMANCE = Path(__file__).resolve().parents[1] / "conformance"
 NODE = CONFORMANCE / "node_modules" / ".bin" / "node"  # the suite needs Node 22+: the registry's, pinned
 SUITE = CONFORMANCE / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 EXPECTED_FAILURES = CONFORMANCE / "expected-failures.yaml"

@@ -1,6 +1,6 @@
 """The MCP page (/projects/<slug>/mcp): how to connect each client, with the exact config, for everyone in the
 project (Viewers included); the project's OAuth connections and Disconnect for Owners and Admins only.
-(Disconnect itself is tested in test_connected_apps.py.)"""
+(Disconnect itself is tested in tests/oauth/test_connected_apps.py.)"""
 
 import json
 
