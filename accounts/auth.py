@@ -15,9 +15,10 @@ from . import keycache
 from .connections import InvalidToken, connection_for_access_token, connection_touch
 from .errors import ApiError
 from .models import END_USER_ID_MAX, END_USER_ID_PATTERN, Access, ApiKey, Connection, EndUser, Project
-from .ratelimit import admit, redis_paused
+from .ratelimit import admit, count, judge, redis_paused
 from .resource import mcp_resource_url
-from .services import KEY_PREFIX, api_key_touch, end_user_get_or_create, hash_key
+from .selectors import end_user_of_project
+from .services import KEY_PREFIX, api_key_touch, hash_key
 
 ACCOUNT_HEADER = "X-Twin-Account"
 
@@ -31,7 +32,7 @@ class Context:
     access: str  # Access.READ or Access.WRITE
     api_key: ApiKey | None = None
     connection: Connection | None = None  # set when the request came with an OAuth access token
-    _end_user: EndUser | None = None
+    end_user: EndUser | None = None  # set when the credential names the end user's row (an OAuth connection)
 
     @property
     def can_write(self) -> bool:
@@ -42,25 +43,13 @@ class Context:
         """How the request was authenticated: "key" or "oauth"."""
         return "oauth" if self.connection is not None else "key"
 
-    @property
-    def end_user_known(self) -> bool:
-        """Whether the end user is at hand without a lookup (an OAuth connection names it)."""
-        return self._end_user is not None
-
-    def end_user(self, *, create: bool = False) -> EndUser | None:
-        """The end user; None for one never written to, unless `create` (first write creates it)."""
-        if self._end_user is None:
-            if create:
-                self._end_user = end_user_get_or_create(project=self.project, external_id=self.account)
-            else:
-                self._end_user = EndUser.objects.filter(project=self.project, external_id=self.account).first()
-        return self._end_user
-
     def as_dict(self) -> dict:
-        end_user = self.end_user()
+        exists = (
+            self.end_user is not None or end_user_of_project(project=self.project, external_id=self.account) is not None
+        )
         return {
             "project": {"slug": self.project.slug, "name": self.project.name},
-            "end_user": {"id": self.account, "exists": end_user is not None},
+            "end_user": {"id": self.account, "exists": exists},
             "access": self.access,
             "key": {"prefix": self.api_key.prefix, "name": self.api_key.name} if self.api_key else None,
             "connection": {"app": self.connection.application.name, "id": self.connection.pk}
@@ -112,30 +101,42 @@ def context_from_request(request) -> Context:
     """Authenticate a request into a Context, or raise ApiError (401 for the credential, 400 for the account,
     429 over the credential's rate limits: the one place they are applied, accounts/ratelimit.py).
 
-    A key in this process's cache (accounts/keycache.py) is checked in the rate limiter's round trip to
-    Redis and read from the database again only when it changed; any other is read from the database."""
+    The limiter is asked once, after the credential is known. A key in this process's cache
+    (accounts/keycache.py) is checked in the limiter's round trip to Redis, which reads its generation too,
+    and read from the database again only when it changed; any other key is read from the database."""
     token = bearer_token(request)
     if token is None:
         raise unauthorized("missing_key", "Send Authorization: Bearer <key>.")
     if not token.startswith(KEY_PREFIX):
-        return admit(request, _oauth_context(request, token))
+        context = _oauth_context(request, token)
+        admit(request, context)
+        return context
     key_hash = hash_key(token)
-    found = keycache.cached(key_hash)
-    if found is not None:
-        try:
-            context = _key_context(request, found.key)
-        except ApiError:  # answered as without the cache: the key read first, then the account
-            found = None
-    if found is None:
-        generation, answered = (None, False) if redis_paused() else keycache.read_generation(key_hash)
-        return admit(request, _key_context(request, keycache.load(key_hash, generation, cache=answered)))
+    cached = keycache.cached(key_hash)
+    try:
+        context = _key_context(request, cached.key) if cached is not None else None
+    except ApiError:  # answered as without the cache: the key read first, then the account
+        context = None
+    if cached is None or context is None:
+        context = _key_context(request, _key_from_database(key_hash))
+        admit(request, context)
+        return context
+    # One round trip counts the request and reads the cached key's generation: a key changed since it was
+    # cached (or whose generation Redis cannot say) is read again before the request is judged.
+    counted = count(context, also_read=keycache.generation_key(key_hash))
+    if counted.read is None or counted.read != cached.generation:
+        context = _key_context(request, keycache.load(key_hash, counted.read, cache=not redis_paused()))
+    judge(request, context, counted)
+    return context
 
-    def check(generation: str | None, answered: bool) -> Context:
-        if answered and generation is not None and generation == found.generation:
-            return context
-        return _key_context(request, keycache.load(key_hash, generation, cache=answered))
 
-    return admit(request, context, check=(keycache.generation_key(key_hash), check))
+def _key_from_database(key_hash: str) -> ApiKey | None:
+    """The key read from the database, cached under the generation Redis holds for it now (read first, so a
+    change made meanwhile is seen on the next request); uncached when Redis is not answering."""
+    if redis_paused():
+        return keycache.load(key_hash, None, cache=False)
+    generation, answered = keycache.read_generation(key_hash)
+    return keycache.load(key_hash, generation, cache=answered)
 
 
 def _oauth_context(request, token: str) -> Context:
@@ -149,7 +150,7 @@ def _oauth_context(request, token: str) -> Context:
         account=connection.end_user.external_id,
         access=access,
         connection=connection,
-        _end_user=connection.end_user,
+        end_user=connection.end_user,
     )
 
 

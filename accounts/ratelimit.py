@@ -21,7 +21,6 @@ import logging
 import math
 import time
 from dataclasses import dataclass
-from typing import Callable
 
 import redis
 from django.conf import settings
@@ -166,39 +165,56 @@ def redis_paused() -> bool:
     return time.monotonic() < _paused_until
 
 
-def admit(request, context, *, check: tuple[str, Callable] | None = None):
-    """Count this request against its credential's two windows, or refuse it with RateLimited; returns the
-    context the request is served as.
+@dataclass(frozen=True)
+class Counted:
+    """A request counted in its credential's slots (`counts` None: Redis did not answer, so nothing was), and
+    the value of the key read in the same round trip."""
 
-    `check` is (a Redis key, a function): the key is read in the same round trip as the counts, and the
-    function, given its value and whether Redis answered, returns the context to judge and serve (the key
-    cache's check of a cached key, accounts/keycache.py); it may raise ApiError. The standing is kept on
-    the request (`request.rate_limit`) for RateLimitHeadersMiddleware. When Redis does not answer in time,
-    the request goes through uncounted and without the fields."""
-    if redis_paused():
-        return check[1](None, False) if check else context
+    slots: dict[str, tuple[str, str, float]]
+    counts: dict[str, tuple[int, int]] | None
+    read: str | None = None
+
+
+def count(context, *, also_read: str | None = None) -> Counted:
+    """Count this request in its credential's two windows, in one round trip to Redis that also reads the
+    key `also_read` (the key cache's generation of a cached key, accounts/keycache.py). When Redis does not
+    answer in time, nothing is counted and nothing read."""
     slots = {
         policy: throttle.slot_keys(f"api-{policy}", who, WINDOW_SECONDS) for policy, who in _partitions(context).items()
     }
+    if redis_paused():
+        return Counted(slots, None)
     try:
-        counts, value = _count(slots, check[0] if check else None)
+        counts, value = _count(slots, also_read)
     except redis.RedisError as error:
         _pause(error)
-        return check[1](None, False) if check else context
-    if check:
-        context = check[1](value, True)  # the same credential (the slots' partition), read again if it changed
-    standing = _standing(limits_of(context.project), slots, counts)
+        return Counted(slots, None)
+    return Counted(slots, counts, value)
+
+
+def judge(request, context, counted: Counted) -> None:
+    """Refuse the counted request with RateLimited when it is over one of its project's limits (taking it
+    back out of the slots), else let it through. The standing is kept on the request (`request.rate_limit`)
+    for RateLimitHeadersMiddleware; a request Redis did not count goes through without the fields."""
+    if counted.counts is None:
+        return
+    standing = _standing(limits_of(context.project), counted.slots, counted.counts)
     if standing.retry_after is not None:
         try:
-            _uncount(slots)  # a refused call is not counted: waiting Retry-After is enough
+            _uncount(counted.slots)  # a refused call is not counted: waiting Retry-After is enough
         except redis.RedisError as error:
             _pause(error)
-            return context
+            return
     request.rate_limit = standing
     if standing.retry_after is not None:
-        throttled.send(sender=admit, context=context, surface=_surface(request))
+        throttled.send(sender=judge, context=context, surface=_surface(request))
         raise RateLimited(next(w for w in standing.windows if w.refused and w.reset == standing.retry_after))
-    return context
+
+
+def admit(request, context) -> None:
+    """Count this request and judge it (`count`, then `judge`): the whole limiter for a credential whose
+    context needs nothing more from Redis."""
+    judge(request, context, count(context))
 
 
 class RateLimitHeadersMiddleware:

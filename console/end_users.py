@@ -6,6 +6,8 @@ The end user is always found through the project (accounts.selectors.end_user_of
 goes through memory's own functions on a Memory built from it: nothing here re-implements memory logic.
 """
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
@@ -57,7 +59,7 @@ def _memory(project, account: str) -> Memory:
 def _files(memory: Memory, path: str) -> dict:
     """The tree at `path` (a directory) or one file's text, exactly as memory_ls / memory_read answer."""
     path = path.strip().lstrip("/")
-    out = {"path": path, "crumbs": _crumbs(path)}
+    out: dict[str, Any] = {"path": path, "crumbs": _crumbs(path)}
     try:
         if path == "" or path.endswith("/"):
             out["listing"] = browse.memory_ls(memory=memory, path=path)
@@ -95,7 +97,7 @@ def _threads(memory: Memory, selected: str) -> dict:
 def _subjects(memory: Memory, selected: str) -> dict:
     """Every subject with a fact, and one subject's history grouped by attribute, oldest first."""
     known = sorted(memory.subjects().items(), key=lambda kv: kv[1].casefold())
-    out = {"subjects": [{"key": k, "name": n} for k, n in known], "subject": None}
+    out: dict[str, Any] = {"subjects": [{"key": k, "name": n} for k, n in known], "subject": None}
     chosen = dict(known).get(selected) if selected else None
     if chosen:
         found = history.memory_history(memory=memory, subject=chosen)
@@ -130,7 +132,7 @@ def _end_user_page(request, project, memory: Memory):
         "end_user": memory.end_user,
         "tab": tab,
         "tabs": TABS,
-        "overview": browse.memory_overview(memory=memory),
+        "overview": browse.overview(memory),
     }
     if tab == "files":
         context.update(_files(memory, request.GET.get("path", "")))
@@ -170,7 +172,7 @@ def _forget(request, project, memory: Memory, account: str):
                 "item": item,
                 "everything": item is None,
                 "passages": browse.passage_ids_of_item(memory=memory, item=item) if item else [],
-                "counts": browse.memory_overview(memory=memory)["counts"],
+                "counts": browse.overview(memory)["counts"],
                 "back": back,
             },
         )

@@ -1,6 +1,6 @@
 """The playground: run any tool the member's role allows, for any end user, and see what an assistant would.
 
-A run is one call to the registry (`memory.tools.call`, surface "console"), the path every surface takes,
+A run is one call to the registry (`memory.dispatch.call`, surface "console"), the path every surface takes,
 with a Context built here: the project from the URL (through the console's tenant helper), the end user from
 the End user field (checked as X-Twin-Account is), and the access the member's role gives (a Viewer reads
 only). The page renders the call's outcome: its status and JSON are the HTTP route's, so a bound, a refusal
@@ -31,7 +31,8 @@ from accounts.permissions import can
 from accounts.selectors import end_user_of_project
 from memory.limits import TEXT_MAX
 from memory.outcome import failure_message
-from memory.tools import Tool, call, mcp_tools
+from memory.dispatch import call
+from memory.tools import Tool, mcp_tools
 from memory.validation import DATE_PATTERN
 from twin import json_limits
 

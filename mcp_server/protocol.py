@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 
 from accounts.auth import Context
-from memory import usage
+from memory.dispatch import call
 from memory.outcome import ANSWER, REFUSAL, Outcome, failure_message
-from memory.tools import BY_NAME, Tool, call
+from memory.tools import BY_NAME, Tool
 
 from . import era as eras
 from .era import Era
@@ -194,8 +194,9 @@ def _tool_named(session: Session, name) -> Tool:
 def _call_tool(session: Session, era: Era, request_id, params: dict) -> Reply:
     tool = _tool_named(session, params.get("name"))
     arguments = params.get("arguments")
-    with usage.speaking(era.revision):
-        outcome = call(tool, session.context, {} if arguments is None else arguments, surface=session.surface)
+    outcome = call(
+        tool, session.context, {} if arguments is None else arguments, surface=session.surface, revision=era.revision
+    )
     return tool_reply(request_id, outcome, era)
 
 
@@ -255,6 +256,6 @@ def dispatch(session: Session, message, headers=None) -> Reply:
     except RpcError as error:
         status = error.status or (eras.MODERN_STATUS.get(error.code, HTTPStatus.OK) if modern else HTTPStatus.OK)
         return Reply(error_response(request_id, error.code, error.message, error.data), status)
-    except Exception as error:  # noqa: BLE001 - a failing tool is a JSON-RPC error, not a crashed server
+    except Exception as error:
         log.exception("Tool failed")
         return Reply(error_response(request_id, INTERNAL_ERROR, failure_message(error)))

@@ -1,5 +1,5 @@
 """The ways a tool call ends short of an answer: refused (bad arguments, insufficient scope), or run and
-unable to answer. tools.call turns each into an `Outcome` (memory/outcome.py)."""
+unable to answer. dispatch.call turns each into an `Outcome` (memory/outcome.py)."""
 
 from http import HTTPStatus
 

@@ -1,11 +1,11 @@
-"""The scope of a transaction: the only place it is set (DESIGN.md "Tenancy twice").
+"""The scope of a transaction: the only place it is set (docs/architecture.md "Tenancy, twice").
 
 PostgreSQL's row-level security on the memory tables (memory/migrations/0008) shows and accepts only the
 rows of the project, and when one is named the end user, that the transaction's scope names: two settings,
 `twin.project` and `twin.end_user`, set first thing in the transaction and for it alone (set_config(…,
 true)), so a connection handed back, or to the next caller of a pool, carries none. memory/selectors.py
-re-exports `scoped`; tool dispatch's reads take `scoped_to_account`, which finds the end user and sets the
-scope in one round trip.
+re-exports `scoped`; a read by a key takes `scoped_to_account`, which finds the end user and sets the scope
+in one round trip.
 """
 
 import contextlib
@@ -63,16 +63,21 @@ def scoped(project_id: int, end_user_id: int | None = None):
 def scoped_to_account(project_id: int, account: str):
     """A transaction scoped to the project's end user named `account`, who is yielded: found and scoped in
     one round trip, where finding them and then `scoped` take two. Yields None, with no scope set, when the
-    project has no such end user. Opens a transaction of its own: never inside another (ScopeConflict)."""
+    project has no such end user. Inside a transaction already (a command's, a test's), the end user is found
+    and then `scoped`, which checks the transaction's own scope."""
     if connection.in_atomic_block:
-        raise ScopeConflict(
-            "scoped_to_account opens its own transaction; inside one, find the end user and take `scoped`."
-        )
+        end_user = EndUser.objects.filter(project_id=project_id, external_id=account).first()
+        if end_user is None:
+            yield None
+            return
+        with scoped(project_id, end_user.pk):
+            yield end_user
+        return
     with transaction.atomic():
         with connection.cursor() as cursor:
             cursor.execute(_SCOPE_OF_ACCOUNT, {"project": int(project_id), "account": account})
             row = cursor.fetchone()
-            found = dict(zip([column.name for column in cursor.description], row)) if row else None
+            found = dict(zip([column.name for column in cursor.description], row, strict=True)) if row else None
         yield (
             EndUser.from_db(connection.alias, _END_USER_FIELDS, [found[f] for f in _END_USER_FIELDS]) if found else None
         )

@@ -9,6 +9,7 @@ read, or runs SQL on an end user's rows, but memory/project_selectors.py: the fe
 """
 
 import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -18,6 +19,8 @@ from django.db.models import F, OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from accounts.auth import Context
 from accounts.models import EndUser
+from accounts.selectors import end_user_of_project
+from accounts.services import end_user_get_or_create
 from memory.model.half_text import half_text
 
 from . import statements
@@ -97,11 +100,9 @@ def outside_the_dates(*columns: str) -> Q:
 UNREADABLE_ITEM = outside_the_dates("at", "expires", "versions__replaced_at")
 
 
-def no_memory(context: Context) -> CannotAnswer:
-    """The answer for an end user with nothing added yet."""
-    return CannotAnswer(
-        "no_memory", f"End user {context.account!r} has no memory yet: nothing has been added for them."
-    )
+def no_memory(account: str) -> CannotAnswer:
+    """The answer for an end user with nothing added yet (or everything forgotten)."""
+    return CannotAnswer("no_memory", f"End user {account!r} has no memory yet: nothing has been added for them.")
 
 
 class Memory:
@@ -109,20 +110,6 @@ class Memory:
 
     def __init__(self, end_user: EndUser):
         self.end_user = end_user
-
-    @classmethod
-    def of(cls, context: Context, *, create: bool = False) -> "Memory | None":
-        """The memory the context reaches; None when that end user has never been written to."""
-        end_user = context.end_user(create=create)
-        return cls(end_user) if end_user else None
-
-    @classmethod
-    def required(cls, context: Context) -> "Memory":
-        """The memory the context reaches, or CannotAnswer when there is none yet."""
-        memory = cls.of(context)
-        if memory is None or memory.is_empty():
-            raise no_memory(context)
-        return memory
 
     @classmethod
     def of_end_user(cls, end_user_id: int) -> "Memory | None":
@@ -134,6 +121,12 @@ class Memory:
     def is_empty(self) -> bool:
         """Nothing has been added (or all of it was forgotten)."""
         return not self.items().exists()
+
+    def must_hold_items(self) -> None:
+        """Raise no_memory when nothing has been added: how a service says that an empty memory cannot
+        answer (a search asks only when it found nothing, sparing the round trip)."""
+        if self.is_empty():
+            raise no_memory(self.end_user.external_id)
 
     # ---- rows ------------------------------------------------------------------------------------------
 
@@ -336,28 +329,29 @@ class Memory:
 
 
 @contextlib.contextmanager
-def memory_in_scope(context: Context, *, create: bool = False, checked: bool = True):
-    """The memory the context reaches, in a transaction scoped to it (see `scoped`): tool dispatch's way in.
-
-    The end user is found, or with `create` made, before the scope opens (accounts' tables have none); one
-    never written to raises CannotAnswer as Memory.required does, before any memory row is read. A read by
-    a key, outside any transaction (a request's), finds the end user and sets the scope in one statement
-    (scope.scoped_to_account). Unless `checked`, a memory with no items is not refused here: the caller
-    asks `is_empty` only when its answer found nothing (a search with hits is spared the round trip).
-    """
-    if create or context.end_user_known or connection.in_atomic_block:
-        end_user = context.end_user(create=create)
-        if end_user is None:
-            raise no_memory(context)
-        with scoped(context.project.pk, end_user.pk):
-            memory = Memory(end_user)
-            if checked and not create and memory.is_empty():
-                raise no_memory(context)
-            yield memory
+def memory_in_scope(context: Context) -> Iterator[Memory]:
+    """A read's memory: the context's end user's, inside one transaction scoped to them (see `scoped`), so
+    everything the read sees is theirs and of one moment. An OAuth connection names its end user; a key names
+    an account, found and scoped in one round trip (scope.scoped_to_account). An end user never written to
+    raises no_memory before any memory row is read."""
+    if context.end_user is not None:
+        with scoped(context.project.pk, context.end_user.pk):
+            yield Memory(context.end_user)
         return
-    # A read by a key names its end user by account: found and scoped in one round trip.
     with scoped_to_account(context.project.pk, context.account) as end_user:
-        memory = Memory(end_user) if end_user else None
-        if memory is None or (checked and memory.is_empty()):
-            raise no_memory(context)
-        yield memory
+        if end_user is None:
+            raise no_memory(context.account)
+        yield Memory(end_user)
+
+
+def memory_to_write(context: Context, *, create: bool) -> Memory:
+    """A write's memory: the context's end user's, found or, with `create` (an add), made on first write.
+    A write opens its own transactions, each scoped by `Memory.scoped()`: an add commits before it waits for
+    its read. An end user never written to, when not created, raises no_memory."""
+    end_user = context.end_user
+    if end_user is None:
+        find = end_user_get_or_create if create else end_user_of_project
+        end_user = find(project=context.project, external_id=context.account)
+    if end_user is None:
+        raise no_memory(context.account)
+    return Memory(end_user)

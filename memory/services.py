@@ -6,7 +6,7 @@ import time
 import uuid
 
 from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from accounts.services import end_user_touch
@@ -74,51 +74,46 @@ def _fields_of(item: Item) -> dict:
 
 
 def memory_add(*, memory: Memory, items: list[dict], wait: bool = False) -> dict:
-    """Store `items` durably in one transaction, then queue their background read (on commit).
+    """Store `items` durably in one transaction, queue their background read (on commit), and answer which
+    are searchable: with `wait`, once every item is, or after WAIT_SECONDS saying so (_wait_for_reads).
 
     An item whose id exists is edited (its earlier text kept as a version) or, when identical, left
-    unchanged. Whether each is searchable, and the wait, are memory_add_settle's, once this has committed.
-    Refused whole (ReadBacklogFull, 429) when the project's queued read work would pass its cap.
+    unchanged. Refused whole (ReadBacklogFull, 429) when the project's queued read work would pass its cap.
+    A refused item never will be searchable, and is waited for by no one.
     """
     fairness.check_backlog(memory.end_user.project_id, len(items), sum(len(item["text"]) for item in items))
-    return {"items": store_items(memory=memory, items=items)}
+    stored = store_items(memory=memory, items=items)
+    ids = [result["id"] for result in stored if result["status"] != REFUSED]
+    read = _read_now(memory, ids)
+    if wait and not read >= set(ids):
+        read = _wait_for_reads(memory, ids)
+    results = [
+        result if result["status"] == REFUSED else {**result, "searchable": result["id"] in read} for result in stored
+    ]
+    answer = {
+        "items": results,
+        "searchable": all(result["searchable"] for result in results if result["status"] != REFUSED),
+    }
+    if wait and not answer["searchable"]:
+        answer["message"] = (
+            f"Stored; not every item was searchable after {WAIT_SECONDS} s. The background read will finish them."
+        )
+    return answer
 
 
 def store_items(*, memory: Memory, items: list[dict]) -> list[dict]:
     """Store validated `items` as memory_add does, each answered `{"id", "status"}`: the one path every
     item is stored by (memory_add, the import), so whatever _store checks holds for all of them. Runs in a
-    savepoint of the caller's scoped transaction; their read is queued when that commits."""
-    for attempt in range(1, ADD_ATTEMPTS + 1):
+    transaction of its own scoped to the memory, or a savepoint of the caller's; their read is queued when
+    that commits."""
+    for _ in range(ADD_ATTEMPTS - 1):
         try:
             return _store(memory, items)
         except IntegrityError:
             # A call adding the same new id at the same moment inserted it first: store again, finding the
             # row now, so this call edits it (or leaves it unchanged) and every call gets a definite answer.
-            if attempt == ADD_ATTEMPTS:
-                raise
-
-
-def memory_add_settle(*, memory: Memory, answer: dict, wait: bool = False, **_) -> dict:
-    """memory_add's answer once it has committed: which items are searchable. With `wait`, answers once
-    every item is, or after WAIT_SECONDS saying so (_wait_for_reads). A refused item never will be searchable,
-    and is waited for by no one."""
-    ids = [result["id"] for result in answer["items"] if result["status"] != REFUSED]
-    read = _read_now(memory, ids)
-    if wait and not read >= set(ids):
-        read = _wait_for_reads(memory, ids)
-    results = [
-        result if result["status"] == REFUSED else {**result, "searchable": result["id"] in read}
-        for result in answer["items"]
-    ]
-    settled = {
-        "items": results,
-        "searchable": all(result["searchable"] for result in results if result["status"] != REFUSED),
-    }
-    if wait and not settled["searchable"]:
-        settled["message"] = (
-            f"Stored; not every item was searchable after {WAIT_SECONDS} s. The background read will finish them."
-        )
-    return settled
+            continue
+    return _store(memory, items)
 
 
 def _read_now(memory: Memory, ids: list[str]) -> set[str]:
@@ -162,8 +157,8 @@ def _hand_back_connection() -> None:
 
 
 def _store(memory: Memory, items: list[dict]) -> list[dict]:
-    """Store `items` in one transaction (a savepoint inside the tool's) and queue their read on commit; one
-    answer entry per item, in order (memory_add's, and import's, way to store).
+    """Store `items` in one transaction scoped to the memory (a savepoint inside the caller's) and queue their
+    read on commit; one answer entry per item, in order (memory_add's, and import's, way to store).
 
     Each item first passes the secret gate (secret_gate.py: refused, or redacted, as the project chose)
     before anything of it is written or looked up; then an item sent without an id that repeats one already
@@ -173,7 +168,7 @@ def _store(memory: Memory, items: list[dict]) -> list[dict]:
     screened = [screen_item(raw, redact=redact) for raw in items]
     results: list[dict | None] = [None] * len(items)
     stored: list[Item] = []
-    with transaction.atomic():
+    with memory.scoped():
         ids: dict[str, str] = {}  # each id, by the field of the first item naming it
         for index, screen in enumerate(screened):
             if screen.item and screen.item.get("id"):
@@ -270,10 +265,11 @@ def memory_correct(*, memory: Memory, id: str, text: str) -> dict:
 
     A text (or an id) holding a secret is refused, 400 naming the field and the secret's kind, and the item
     stays as it was; a project that redacts stores the text redacted and says where."""
-    screen = screen_item({"id": id, "text": text}, redact=redacts(memory))
-    if screen.item is None:
-        raise refused_error(screen.refused)
-    with transaction.atomic():
+    with memory.scoped():
+        memory.must_hold_items()
+        screen = screen_item({"id": id, "text": text}, redact=redacts(memory))
+        if screen.item is None:
+            raise refused_error(screen.refused)
         item = _item(memory, id)
         item = memory.items().select_for_update().get(pk=item.pk)
         changed = _edit(item, {"text": screen.item["text"]})
@@ -287,6 +283,7 @@ def memory_correct(*, memory: Memory, id: str, text: str) -> dict:
 
 def memory_versions(*, memory: Memory, id: str) -> dict:
     """An item's current text and every earlier version, oldest first."""
+    memory.must_hold_items()
     item = _item(memory, id)
     with memory.readable({id: "id"}):
         versions = [
@@ -306,31 +303,34 @@ def memory_forget(
     and facts, the term statistics they alone held, the titles they gave threads, their lines in the index,
     and Usage's last errors naming them. The answer counts what was erased.
     """
-    if not (ids or path or everything):
-        raise InvalidArguments("Say what to forget: ids, path, or all: true.", field="ids")
-    with transaction.atomic():
+    with memory.scoped():
+        memory.must_hold_items()
+        if not (ids or path or everything):
+            raise InvalidArguments("Say what to forget: ids, path, or all: true.", field="ids")
         # A read writing passages holds its item's row until it commits: take the rows first, so this waits
         # for it and erases what it wrote too (and a read that starts now finds its item gone).
         if everything:
             forgotten = list(memory.items().select_for_update().values_list("external_id", flat=True))
             erased = erasure.erase_end_user(memory, forgotten)
             return {"forgotten": len(forgotten), "end_user": "erased", "erased": erased}
-        targets = memory.items().none()
-        if ids:
-            targets = memory.items().filter(external_id__in=ids)
-        if path:
-            prefix = path.strip()
-            matched = memory.passages()
-            matched = (
-                matched.filter(path=prefix)
-                if prefix.endswith(".md")
-                else matched.filter(path__prefix=prefix.rstrip("/") + "/")
-            )
-            targets = targets | memory.items().filter(pk__in=matched.values("item_id"))
-        forgotten = sorted(targets.values_list("external_id", flat=True))
+        forgotten = sorted(_targets(memory, ids, path).values_list("external_id", flat=True))
         if not forgotten:
             raise CannotAnswer("not_found", "Nothing in this memory matches those ids or that path.")
         list(memory.items().filter(external_id__in=forgotten).select_for_update().values_list("pk", flat=True))
         erased = erasure.erase_items(memory, forgotten)
-    rewrite_index(memory)
+        rewrite_index(memory)
     return {"forgotten": len(forgotten), "ids": forgotten, "erased": erased}
+
+
+def _targets(memory: Memory, ids: list[str] | None, path: str | None) -> QuerySet[Item]:
+    """The items named by `ids`, and those with a passage at `path` (a passage file, or a directory of them)."""
+    targets = memory.items().filter(external_id__in=ids) if ids else memory.items().none()
+    if path:
+        prefix = path.strip()
+        matched = memory.passages()
+        if prefix.endswith(".md"):
+            matched = matched.filter(path=prefix)
+        else:
+            matched = matched.filter(path__prefix=prefix.rstrip("/") + "/")
+        targets = targets | memory.items().filter(pk__in=matched.values("item_id"))
+    return targets

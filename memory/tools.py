@@ -3,33 +3,25 @@
 Name, title, annotations, the description a client shows, the input schema with its bounds and defaults,
 and the service function. The /v1/memory/<name> routes, MCP tools/list and tools/call, the stdio server, the
 console's playground and the OpenAPI schema are all derived from these definitions, so a bound lives here
-(from limits.py) and nowhere else.
+(from limits.py, through schema.py) and nowhere else. A call of a tool goes through dispatch.py.
 """
 
-import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from accounts.auth import Context
-from accounts.errors import ApiError
-from memory.model import embeddings
 from memory.routes import answers
-from twin.unavailable import UNAVAILABLE, unavailable_from
 
-from . import services, usage
+from . import services
 from .connectors import how_they_work, lessons, recall
 from .connectors import next as next_steps
-from .errors import InsufficientScope
 from .limits import (
     AROUND_WIDTH_DEFAULT,
     AROUND_WIDTH_MAX,
-    DEFAULT_KIND,
     FORGET_IDS_MAX,
     GREP_LIMIT_DEFAULT,
     GREP_LIMIT_MAX,
-    ITEM_FIELD_MAX,
     ITEM_ID_MAX,
-    ITEM_KINDS,
     ITEM_TEXT_MAX,
     ITEMS_MAX,
     ITEMS_MIN,
@@ -38,14 +30,10 @@ from .limits import (
     NAME_MAX,
     NEXT_TOP_DEFAULT,
     NEXT_TOP_MAX,
-    TEXT_MAX,
 )
-from .outcome import Outcome
 from .query import browse, history, search
-from .selectors import memory_in_scope, no_memory
-from .validation import ONE_LINE_PATTERN, date_schema, validate
-
-READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
+from .schema import ITEM_SCHEMA, READ_ONLY, WRITES, integer, line, text
+from .validation import date_schema
 
 
 @dataclass(frozen=True)
@@ -54,22 +42,14 @@ class Tool:
     title: str
     description: str
     properties: dict
-    run: Callable[..., dict]
+    run: Callable[..., dict]  # the service: keyword arguments `memory` and the validated arguments
     required: tuple[str, ...] = ()
     annotations: dict = field(default_factory=lambda: dict(READ_ONLY))
-    writes: bool = False
-    creates_memory: bool = False  # a write may create the end user; a read needs memory to exist
+    writes: bool = False  # needs write access; opens its own transactions (services.py)
+    creates_memory: bool = False  # a write that may create the end user; any other call needs one to exist
     mcp: bool = True  # False: an HTTP-only route (forget, correct, versions)
     local_only: bool = False  # listed by the local stdio server only; no HTTP route
-    # A step run once `run`'s scoped transaction has committed, with its answer (memory_add's wait: the read
-    # is queued on commit, so it cannot be waited for inside it).
-    then: Callable[..., dict] | None = None
-    answer_schema: dict | None = None  # what it answers, for the OpenAPI schema (memory/answers.py)
-    # The argument whose text the tool embeds: embedding it starts as the memory is opened (embeddings.ahead).
-    embeds: str | None = None
-    # Whether an answer found nothing: only then is an empty memory told apart (no_memory), so a read that
-    # finds something skips that round trip. None: the memory must hold items before the tool runs.
-    found_nothing: Callable[[dict], bool] | None = None
+    answer_schema: dict | None = None  # what it answers, for the OpenAPI schema (memory/routes/answers.py)
 
     @property
     def route(self) -> str:
@@ -85,51 +65,6 @@ class Tool:
     def defaults(self) -> dict:
         return {name: spec["default"] for name, spec in self.properties.items() if "default" in spec}
 
-
-def text(description: str, max_length: int = TEXT_MAX, min_length: int = 1) -> dict:
-    return {"type": "string", "minLength": min_length, "maxLength": max_length, "description": description}
-
-
-def line(description: str, max_length: int, min_length: int = 1) -> dict:
-    """A one-line string: no line breaks or bidirectional controls (validation names the bound "one line")."""
-    return {**text(description, max_length, min_length), "pattern": ONE_LINE_PATTERN}
-
-
-def integer(description: str, low: int, high: int, default: int) -> dict:
-    return {"type": "integer", "minimum": low, "maximum": high, "default": default, "description": description}
-
-
-ITEM_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "text": text(
-            "What was said or written. 1 to 100,000 characters; a document is cut into passages.", ITEM_TEXT_MAX
-        ),
-        "kind": {
-            "type": "string",
-            "enum": list(ITEM_KINDS),
-            "default": DEFAULT_KIND,
-            "description": "message, document or note. Default note.",
-        },
-        "id": line(
-            "Your id for the item. Sending the same id again edits that item, keeping its earlier text "
-            "as a version. Generated when absent.",
-            ITEM_ID_MAX,
-        ),
-        "at": date_schema("When it was said or written: an ISO day or time. Default now."),
-        "author": line("Who said or wrote it.", ITEM_FIELD_MAX, 0),
-        "role": line("The author's role, such as user or assistant.", ITEM_FIELD_MAX, 0),
-        "session": line(
-            "The conversation or run it belongs to; items of one session share a thread.", ITEM_FIELD_MAX, 0
-        ),
-        "title": line("A title, such as a document's.", ITEM_FIELD_MAX, 0),
-        "about": line("The subject it is about.", ITEM_FIELD_MAX, 0),
-        "expires": date_schema("When it stops being true: an ISO day or time."),
-        "metadata": {"type": "object", "description": "Free JSON, at most 16 KB."},
-    },
-    "required": ["text"],
-    "additionalProperties": False,
-}
 
 SAVE_POLICY = (
     "Save to this person's long-term memory (twin memory), which their other apps read too. Call this on your "
@@ -157,8 +92,6 @@ TOOLS: list[Tool] = [
         },
         required=("query",),
         run=search.memory_search,
-        embeds="query",
-        found_nothing=search.found_nothing,
     ),
     Tool(
         name="memory_grep",
@@ -331,11 +264,10 @@ TOOLS: list[Tool] = [
             },
         },
         required=("items",),
-        annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
+        annotations=WRITES,
         writes=True,
         creates_memory=True,
         run=services.memory_add,
-        then=services.memory_add_settle,
         answer_schema=answers.ADD_ANSWER,
     ),
     # HTTP-only routes: they stay on the customer's backend, never offered to a model.
@@ -355,7 +287,7 @@ TOOLS: list[Tool] = [
             "path": text("A passage file or a directory of them, such as passages/memory/notes/.", NAME_MAX),
             "all": {"type": "boolean", "default": False, "description": "Erase this end user's whole memory."},
         },
-        annotations={"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False},
+        annotations={**WRITES, "destructiveHint": True},
         writes=True,
         mcp=False,
         run=lambda *, memory, ids=None, path=None, all=False: services.memory_forget(
@@ -369,7 +301,7 @@ TOOLS: list[Tool] = [
         description="Fix an item's text by id, keeping the old text as a version. HTTP only.",
         properties={"id": line("The item's id.", ITEM_ID_MAX), "text": text("The corrected text.", ITEM_TEXT_MAX)},
         required=("id", "text"),
-        annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
+        annotations=WRITES,
         writes=True,
         mcp=False,
         run=services.memory_correct,
@@ -398,57 +330,3 @@ def stdio_tools(context: Context) -> list[Tool]:
     """The tools the local stdio server lists: the read tools, the four for connector data, and memory_add
     when started with --writes."""
     return [t for t in TOOLS if t.mcp and (context.can_write or not t.writes)]
-
-
-def call(tool: Tool, context: Context, arguments, *, surface: str = "http") -> Outcome:
-    """Run one tool for one caller: access, validation, defaults, the tenant's memory, the service.
-
-    Every surface calls this, so a tool behaves the same over HTTP, MCP, stdio and the console, and every
-    call is counted once for the Usage page. Returns the call's one outcome: the answer, the tool error
-    (memory cannot answer) or the refusal (bad arguments, insufficient scope, or unavailable: busy or a
-    dependency down, twin/unavailable.py). An unexpected exception is counted and propagates to the surface,
-    which logs it and answers that the tool failed.
-    """
-    counted = False  # a read's answer is counted in the read's own transaction (_run)
-    with usage.counting() as tally:
-        try:
-            answer, counted = _run(tool, context, arguments, surface, tally)
-            outcome = Outcome.answer(answer)
-        except ApiError as expected:  # raised where it is found, deep in a service; answered from here on
-            outcome = Outcome.of_error(expected)
-        except Exception as error:
-            busy = unavailable_from(error)
-            if busy is None:
-                usage.record(context, tool.name, surface, tally, error="internal", message=error.__class__.__name__)
-                raise
-            outcome = Outcome.of_error(busy)
-    if outcome.error == UNAVAILABLE:
-        # Not counted: the database it would be counted in is what is out, and waiting for it again would
-        # make a fast 503 slow.
-        return outcome
-    counts = usage.write_counts(outcome.body) if tool.writes else {}
-    if outcome.error:
-        usage.record(context, tool.name, surface, tally, error=outcome.error, message=outcome.message, **counts)
-    elif not counted:
-        usage.record(context, tool.name, surface, tally, **counts)
-    return outcome
-
-
-def _run(tool: Tool, context: Context, arguments, surface: str, tally: usage.Tally) -> tuple[dict, bool]:
-    """The tool's answer, and whether it was counted already; or an ApiError: InsufficientScope,
-    InvalidArguments or CannotAnswer."""
-    if tool.writes and not context.can_write:
-        raise InsufficientScope(tool.name)
-    arguments = {**tool.defaults(), **validate(tool.input_schema, arguments)}
-    ahead = embeddings.ahead(arguments[tool.embeds]) if tool.embeds else contextlib.nullcontext()
-    checked = tool.found_nothing is None
-    with ahead, memory_in_scope(context, create=tool.creates_memory, checked=checked) as memory:
-        answer = tool.run(memory=memory, **arguments)
-        if tool.found_nothing and tool.found_nothing(answer) and memory.is_empty():
-            raise no_memory(context)
-        # A read is counted in its own transaction, one statement more (bench/README.md "Search latency"); a
-        # write apart, after, so that a failed count can never take the write's rows with it.
-        counted = (
-            not tool.writes and tool.then is None and usage.record_in_transaction(context, tool.name, surface, tally)
-        )
-    return (tool.then(memory=memory, answer=answer, **arguments) if tool.then else answer), counted

@@ -1,7 +1,8 @@
 """Counting what callers do, per project and day (tool, credential, surface, and the MCP protocol revision a call
-spoke), and keeping their last errors: what the console's Usage page shows. Recorded by tools.call, the one
-path every surface takes; the revision is set around the call by mcp/ (`speaking`), which alone knows it. Calls
-the rate limiter refused before any tool are counted apart, as throttled (accounts.ratelimit.throttled).
+spoke), and keeping their last errors: what the console's Usage page shows. Recorded by dispatch.call, the one
+path every surface takes, once per call: an answered read inside its own transaction (record_read), any other
+call after it (record). Calls the rate limiter refused before any tool are counted apart, as throttled
+(accounts.ratelimit.throttled).
 
 The usage tables' one home: every write and read of UsageDay and RecentError is here (the console's Usage
 page reads through usage_totals and recent_errors_of), each in the project's scope (their policy is on the
@@ -34,40 +35,35 @@ log = logging.getLogger(__name__)
 
 
 @dataclass
-class Tally:
+class Call:
+    """One call as the Usage page counts it: who made it, of which tool, on which surface (http, mcp, stdio,
+    console), speaking which MCP protocol revision ("" off MCP), and the model calls it made."""
+
+    context: Context
+    tool: str
+    surface: str
+    revision: str = ""
     model_calls: int = 0
 
 
-_current: contextvars.ContextVar[Tally | None] = contextvars.ContextVar("usage_tally", default=None)
-# The MCP protocol revision the calls being made speak ("" off MCP: the HTTP routes, the console).
-_revision: contextvars.ContextVar[str] = contextvars.ContextVar("usage_revision", default="")
+_current: contextvars.ContextVar[Call | None] = contextvars.ContextVar("usage_call", default=None)
 
 
 @contextlib.contextmanager
-def speaking(revision: str):
-    """Count the calls made inside as speaking this MCP protocol revision (set by mcp/, which knows it)."""
-    token = _revision.set(revision)
+def counting(call: Call):
+    """Count the model calls made inside on `call` (llm.chat reports each one, through model_call): the one
+    thing a service deep below cannot be handed as a parameter."""
+    token = _current.set(call)
     try:
-        yield
-    finally:
-        _revision.reset(token)
-
-
-@contextlib.contextmanager
-def counting():
-    """Count the model calls made while a tool runs (llm.chat reports each one here)."""
-    tally = Tally()
-    token = _current.set(tally)
-    try:
-        yield tally
+        yield call
     finally:
         _current.reset(token)
 
 
 def model_call() -> None:
-    tally = _current.get()
-    if tally is not None:
-        tally.model_calls += 1
+    call = _current.get()
+    if call is not None:
+        call.model_calls += 1
 
 
 def credential(context: Context) -> str:
@@ -110,15 +106,12 @@ _QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
 
 
 def _count(
-    context: Context,
-    tool: str,
-    surface: str,
+    call: Call,
     *,
     upsert: str = _UPSERT,
     requests: int = 0,
     errors: int = 0,
     items: int = 0,
-    models: int = 0,
     throttled: int = 0,
     duplicates: int = 0,
     secrets: int = 0,
@@ -128,16 +121,16 @@ def _count(
         cursor.execute(
             upsert,
             {
-                "project": context.project.pk,
+                "project": call.context.project.pk,
                 "day": timezone.now().date(),
-                "tool": tool,
-                "credential": credential(context),
-                "surface": surface,
-                "revision": _revision.get(),
+                "tool": call.tool,
+                "credential": credential(call.context),
+                "surface": call.surface,
+                "revision": call.revision,
                 "requests": requests,
                 "errors": errors,
                 "items": items,
-                "models": models,
+                "models": call.model_calls,
                 "throttled": throttled,
                 "duplicates": duplicates,
                 "secrets": secrets,
@@ -172,10 +165,7 @@ def import_counts(answer: dict) -> dict:
 
 
 def record(
-    context: Context,
-    tool: str,
-    surface: str,
-    tally: Tally,
+    call: Call,
     *,
     items_added: int = 0,
     duplicates_caught: int = 0,
@@ -183,50 +173,45 @@ def record(
     error: str | None = None,
     message: str = "",
 ) -> None:
-    """Count one call. Never fails the call it counts: a lost count is better than a lost answer."""
-    label = credential(context)
+    """Count one call in a transaction of its own, with its error when it has one. Never fails the call it
+    counts: a lost count is better than a lost answer."""
+    project = call.context.project
     try:
-        with scoped(context.project.pk):
+        with scoped(project.pk):
             _count(
-                context,
-                tool,
-                surface,
+                call,
                 requests=1,
                 errors=int(error is not None),
                 items=items_added,
-                models=tally.model_calls,
                 duplicates=duplicates_caught,
                 secrets=secrets_caught,
             )
             if error is not None:
                 kept = RecentError.objects.create(
-                    project=context.project,
-                    tool=tool,
-                    credential=label,
-                    surface=surface,
+                    project=project,
+                    tool=call.tool,
+                    credential=credential(call.context),
+                    surface=call.surface,
                     error=error,
                     message=message[:MESSAGE_KEPT_MAX],
                 )
                 if kept.pk % TRIM_EVERY == 0:  # now and then, drop all but the newest
-                    stale = RecentError.objects.filter(project=context.project).order_by("-at")[RECENT_ERRORS:]
+                    stale = RecentError.objects.filter(project=project).order_by("-at")[RECENT_ERRORS:]
                     RecentError.objects.filter(pk__in=list(stale.values_list("pk", flat=True))).delete()
-    except Exception:  # noqa: BLE001
-        log.warning("Could not record usage of %s", tool, exc_info=True)
+    except Exception:
+        log.warning("Could not record usage of %s", call.tool, exc_info=True)
 
 
-def record_in_transaction(context: Context, tool: str, surface: str, tally: Tally) -> bool:
-    """Count one answered read inside the transaction it ran in, already scoped to its project (usage rows
-    are the project's): one statement, where `record` takes a transaction of its own and three round trips
-    more, and a commit that does not wait for the disk (_UPSERT_READ). Never fails the read: when the count
-    fails, the read's transaction (it wrote nothing) is rolled back and False returned, for the caller to
-    count it with `record` after."""
+def record_read(call: Call) -> None:
+    """Count one answered read inside the transaction it ran in, already scoped to its end user and so to
+    its project (usage rows are the project's): one statement, where `record` takes a transaction of its
+    own, and a commit that does not wait for the disk (_UPSERT_READ). Never fails the read: when the count
+    fails, the read's transaction (it wrote nothing) is rolled back and the count is lost, logged."""
     try:
-        _count(context, tool, surface, upsert=_UPSERT_READ, requests=1, models=tally.model_calls)
+        _count(call, upsert=_UPSERT_READ, requests=1)
     except DatabaseError:
-        log.warning("Could not count %s in its transaction; counting it apart", tool, exc_info=True)
+        log.warning("Could not count a read of %s", call.tool, exc_info=True)
         transaction.set_rollback(True)
-        return False
-    return True
 
 
 @receiver(throttled)
@@ -234,8 +219,8 @@ def record_throttled(sender, *, context: Context, surface: str, **_) -> None:
     """Count one call the rate limiter refused. Never fails the refusal it counts."""
     try:
         with scoped(context.project.pk):
-            _count(context, THROTTLED_TOOL, surface, throttled=1)
-    except Exception:  # noqa: BLE001
+            _count(Call(context, THROTTLED_TOOL, surface), throttled=1)
+    except Exception:
         log.warning("Could not record a throttled call", exc_info=True)
 
 

@@ -5,7 +5,7 @@ Three causes: every pooled database connection is in use (the pool's wait ran ou
 wait), a statement ran past the web's statement_timeout, or a dependency is away (PostgreSQL refusing or
 restarting, Redis where a request needs it). `unavailable_from` names them in one place; each surface turns
 the result into its answer in one place: twin.middleware.UnavailableMiddleware for every Django view, the
-tool call's outcome for /v1/memory/* and MCP (memory.tools.call, mcp_server.protocol.retry_reply).
+tool call's outcome for /v1/memory/* and MCP (memory.dispatch.call, mcp_server.protocol.retry_reply).
 """
 
 import psycopg
@@ -32,7 +32,7 @@ class Unavailable(ApiError):
         self.retry_after = retry_after
 
 
-def _causes(error: BaseException):
+def _causes(error: BaseException | None):
     """The error and what it wraps (Django wraps the driver's errors in its own)."""
     while error is not None:
         yield error

@@ -160,6 +160,7 @@ def voice(written: list[Event]) -> dict:
 def memory_how_they_work(*, memory: Memory, who: str, surface: str = "") -> dict:
     """The person's usual run-up before each action they take, and their voice on one surface (default:
     where they write most). An unknown person is CannotAnswer with the nearest known people."""
+    memory.must_hold_items()
     person = resolve_person(memory, who)
     sequence = events(memory, author=person)
     written = [e for e in sequence if e.action in WRITTEN]

@@ -109,6 +109,7 @@ def _tally_lesson(events: list) -> str:
 def memory_lessons(*, memory: Memory, task: str) -> dict:
     """The lessons of past attempts like `task`: each with its outcome, how many attempts it rests on, and
     the passages behind it. CannotAnswer when memory records no attempt like it."""
+    memory.must_hold_items()
     rows = (
         memory.items()
         .filter(Q(metadata__has_key="outcome") | Q(text__iregex=ACCOUNT_SQL))

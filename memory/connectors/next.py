@@ -57,6 +57,7 @@ def distribution(actions: list[str], context: tuple) -> dict[str, tuple[float, t
 def memory_next(*, memory: Memory, who: str = "", top: int = 3) -> dict:
     """The person's likeliest next steps, each with its probability, the context that predicts it, and
     `backed_off: true` when it is their base rate rather than a prediction from what they just did."""
+    memory.must_hold_items()
     person = resolve_person(memory, who) if who.strip() else owner(memory)
     sequence = steps(events(memory, author=person))
     actions = [e.action for e in sequence]

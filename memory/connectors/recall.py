@@ -153,6 +153,7 @@ def memory_recall(*, memory: Memory, question: str, as_of: GivenTime | None = No
     """The brief for a question as of a day: records, worked-out lines, passages, one block of text, and
     `enough` (0 to 1) that memory holds the answer. One model call when configured; with deep, up to seven.
     The answer names the day as the caller wrote it."""
+    memory.must_hold_items()
     kept = brief.keep(memory, question, as_of)
     as_written = as_of.text if as_of else None
     estimate = brief.enough(brief.features(memory, kept))

@@ -1,4 +1,4 @@
-"""The embedding model in a process of its own, for the background read (memory.model.embeddings.use_lanes).
+"""The embedding model in a process of its own, for the background read (embeddings.use_lanes).
 
     python -m memory.model.process MODEL_FILE LANES
 
@@ -12,16 +12,16 @@ import os
 import sys
 from pathlib import Path
 
-from memory.model import embeddings
+from memory.model import encoder
 
 
 def main() -> None:
     # The answers keep the real standard output; whatever a library prints goes to standard error instead.
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
-    embeddings.serve(Path(sys.argv[1]), int(sys.argv[2]))
+    encoder.serve(Path(sys.argv[1]), int(sys.argv[2]))
     for line in sys.stdin.buffer:
-        answers.write(embeddings.embed_here(json.loads(line)).astype("<f4").tobytes())
+        answers.write(encoder.embed_here(json.loads(line)).astype("<f4").tobytes())
         answers.flush()
 
 

@@ -20,7 +20,7 @@ from memory.routes.api import ERROR_SCHEMA
 from .. import usage
 from ..errors import InsufficientScope
 from ..limits import IMPORT_MAX_BYTES
-from ..selectors import Memory, memory_in_scope
+from ..selectors import Memory, memory_in_scope, memory_to_write
 from . import imports
 from .export import CONTENT_TYPE, ExportStream, file_name
 
@@ -65,9 +65,9 @@ def counted(context: Context, name: str, surface: str = "http"):
     try:
         yield count
     except ApiError as refused:
-        usage.record(context, name, surface, usage.Tally(), error=refused.error, message=refused.message)
+        usage.record(usage.Call(context, name, surface), error=refused.error, message=refused.message)
         raise
-    usage.record(context, name, surface, usage.Tally(), **count)
+    usage.record(usage.Call(context, name, surface), **count)
 
 
 class ExportView(APIView):
@@ -93,7 +93,7 @@ class ExportView(APIView):
         context = request.auth
         with counted(context, EXPORT):
             with memory_in_scope(context) as memory:  # only to find it: 404 no_memory when nothing was added
-                pass
+                memory.must_hold_items()
             stream = ExportStream(memory)
         return download(stream, memory)
 
@@ -151,6 +151,6 @@ class ImportView(APIView):
                 raise InsufficientScope(IMPORT)
             with spooled(request.stream) as file:
                 size = imports.check_file(file, project_id=context.project.pk)
-                answer = imports.store_file(memory=Memory.of(context, create=True), file=file, size=size)
+                answer = imports.store_file(memory=memory_to_write(context, create=True), file=file, size=size)
             count.update(usage.import_counts(answer))
         return JsonResponse(answer)

@@ -8,13 +8,14 @@ number and field, never echoing a value.
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any, cast
 
 from accounts.errors import ApiError
 from accounts.models import EndUser
 
-from .. import tools
+from .. import schema, tools
 from ..errors import InvalidArguments
-from ..limits import ITEM_FIELD_MAX, ITEM_ID_MAX, ITEM_TEXT_MAX
+from ..limits import IMPORT_REFUSED_LINES, ITEM_FIELD_MAX, ITEM_ID_MAX, ITEM_TEXT_MAX, PASSAGE_PLACE_MAX, VERSION_MAX
 from ..models import Fact, Item, ItemVersion
 from ..paths import iso
 from ..validation import date_schema, validate
@@ -22,7 +23,7 @@ from ..validation import date_schema, validate
 FORMAT = "twin-memory-export"
 VERSION = 1  # raised when a line changes in a way an older reader would misread
 RETRACTIONS = ("edited", "corrected", "forgotten")  # why a fact was withdrawn (memory/read/facts.py)
-ATTRIBUTE_MAX = Fact._meta.get_field("attribute").max_length
+ATTRIBUTE_MAX = cast(int, Fact._meta.get_field("attribute").max_length)  # a CharField's: always set
 
 
 class InvalidImport(ApiError):
@@ -33,6 +34,24 @@ class InvalidImport(ApiError):
         super().__init__(400, "invalid_import", f"line {line}: {message}", line=line, field=field)
         if bound is not None:
             self.details["bound"] = bound
+
+    def listed(self) -> dict:
+        """This refusal as one entry of a refused file's `lines`."""
+        entry = {"line": self.details["line"], "field": self.details["field"], "message": self.message}
+        return entry | ({"bound": self.details["bound"]} if "bound" in self.details else {})
+
+
+def refused_lines(refusals: list[InvalidImport], *, more: bool) -> InvalidImport:
+    """A file's refusal naming each of its bad lines (`refusals`, in order, at most IMPORT_REFUSED_LINES; `more`
+    when the check stopped there): the first named as a single refusal is, and all of them in `lines`."""
+    first = refusals[0]
+    first.details["lines"] = [refusal.listed() for refusal in refusals]
+    if more:
+        first.message += f" (and more bad lines: `lines` names the first {IMPORT_REFUSED_LINES})"
+        first.details["more_lines"] = True
+    elif len(refusals) > 1:
+        first.message += f" (and {len(refusals) - 1} more bad lines, named in `lines`)"
+    return first
 
 
 # ---- writing ----------------------------------------------------------------------------------------------
@@ -72,7 +91,7 @@ def item_line(item: Item, versions: list[ItemVersion], facts: list[Fact]) -> dic
 
 
 def _fact(fact: Fact, item_id: str) -> dict:
-    out = {
+    out: dict[str, Any] = {
         "subject": fact.subject,
         "attribute": fact.attribute,
         "value": fact.value,
@@ -103,13 +122,13 @@ def _without(schema: dict, *names: str) -> dict:
 VERSION_SCHEMA = {
     "type": "object",
     "properties": {
-        "version": {"type": "integer", "minimum": 1},
-        "text": tools.text("The item's text as it was.", ITEM_TEXT_MAX, 0),
+        "version": {"type": "integer", "minimum": 1, "maximum": VERSION_MAX},
+        "text": schema.text("The item's text as it was.", ITEM_TEXT_MAX, 0),
         "replaced_at": date_schema("When an edit replaced it."),
         # the item's other fields as they were: as memory_add takes them
         "fields": {
             "type": "object",
-            "properties": _without(tools.ITEM_SCHEMA, "text", "id"),
+            "properties": _without(schema.ITEM_SCHEMA, "text", "id"),
             "additionalProperties": False,
         },
     },
@@ -120,9 +139,9 @@ VERSION_SCHEMA = {
 FACT_SCHEMA = {
     "type": "object",
     "properties": {
-        "subject": tools.line("Whom or what it is about.", ITEM_FIELD_MAX),
-        "attribute": tools.line("Such as home_city.", ATTRIBUTE_MAX),
-        "value": tools.line("The value; empty for an end.", ITEM_FIELD_MAX, 0),
+        "subject": schema.line("Whom or what it is about.", ITEM_FIELD_MAX),
+        "attribute": schema.line("Such as home_city.", ATTRIBUTE_MAX),
+        "value": schema.line("The value; empty for an end.", ITEM_FIELD_MAX, 0),
         "kind": {"type": "string", "enum": ["value", Fact.END]},
         "valid_from": date_schema("True from."),
         "valid_to": date_schema("True until."),
@@ -130,12 +149,12 @@ FACT_SCHEMA = {
         "recorded_at": date_schema("When memory learned it."),
         "retracted_at": date_schema("When memory unlearned it."),
         "retraction": {"type": "string", "enum": list(RETRACTIONS)},
-        "evidence": tools.text("The sentence it was read from.", ITEM_TEXT_MAX, 0),
+        "evidence": schema.text("The sentence it was read from.", ITEM_TEXT_MAX, 0),
         "source": {
             "type": "object",
             "properties": {
-                "item": tools.line("The item it was read from: this line's.", ITEM_ID_MAX),
-                "passage": {"type": "integer", "minimum": 1},
+                "item": schema.line("The item it was read from: this line's.", ITEM_ID_MAX),
+                "passage": {"type": "integer", "minimum": 1, "maximum": PASSAGE_PLACE_MAX},
             },
             "required": ["item"],
             "additionalProperties": False,
@@ -149,7 +168,7 @@ LINE_SCHEMA = {
     "type": "object",
     "properties": {
         "item": {"type": "object"},  # checked as memory_add checks an item (check_line)
-        "version": {"type": "integer", "minimum": 1},
+        "version": {"type": "integer", "minimum": 1, "maximum": VERSION_MAX},
         "read": {"type": "boolean"},
         "versions": {"type": "array", "items": VERSION_SCHEMA},
         "facts": {"type": "array", "items": FACT_SCHEMA},

@@ -105,6 +105,7 @@ def _children(memory: Memory, directory: str) -> list[dict] | None:
 
 def memory_ls(*, memory: Memory, path: str = "") -> dict:
     """The children of one directory; directories end in /."""
+    memory.must_hold_items()
     directory = _dir(path)
     children = _children(memory, directory)
     if children is None:
@@ -123,6 +124,7 @@ def memory_ls(*, memory: Memory, path: str = "") -> dict:
 
 def memory_read(*, memory: Memory, path: str) -> dict:
     """One file by exact path; a missing path answers with its siblings."""
+    memory.must_hold_items()
     path = path.strip().lstrip("/")
     if path == INDEX_PATH:
         return {"path": path, "text": memory.written_index()}
@@ -180,6 +182,7 @@ def _passage(memory: Memory, pid: str) -> Passage:
 
 def memory_around(*, memory: Memory, passage_id: str, width: int) -> dict:
     """The passages either side of one in its own thread, in order (the passage itself marked)."""
+    memory.must_hold_items()
     center = _passage(memory, passage_id)
     thread = memory.passages().filter(thread=center.thread)
     before = list(thread.filter(seq__lt=center.seq).order_by("-seq")[:width])[::-1]
@@ -209,6 +212,7 @@ def memory_latest(
     *, memory: Memory, k: int, place: str = "", after: datetime | None = None, before: datetime | None = None
 ) -> dict:
     """The most recent passages, newest first, optionally in one place and a date window."""
+    memory.must_hold_items()
     passages = memory.passages()
     place = place.strip().strip("/")
     if place:
@@ -221,8 +225,14 @@ def memory_latest(
 
 
 def memory_overview(*, memory: Memory) -> dict:
+    """What this memory holds (`overview`); no_memory when it holds nothing."""
+    memory.must_hold_items()
+    return overview(memory)
+
+
+def overview(memory: Memory) -> dict:
     """Shape, counts, date range and the written index: from the threads' counts (Memory.recount_threads),
-    not from every passage."""
+    not from every passage. An empty memory's is all zeros (the console shows it so)."""
     held = memory.held_threads()
     by_kind = {PLURAL[r["kind"]]: r["n"] for r in held.values("kind").annotate(n=Sum("passage_count"))}
     span = held.aggregate(first=Min("first_at"), last=Max("last_at"))
@@ -246,6 +256,7 @@ def memory_overview(*, memory: Memory) -> dict:
 
 def memory_grep(*, memory: Memory, pattern: str, scope: str = "", limit: int) -> dict:
     """Case-insensitive substring matches over current passages, newest first."""
+    memory.must_hold_items()
     passages = memory.passages().filter(text__icontains=pattern)
     if scope:
         passages = passages.filter(path__prefix=scope.strip().lstrip("/"))

@@ -116,6 +116,7 @@ def resolve_subject(memory: Memory, subject: str) -> tuple[str, str]:
 
 def memory_history(*, memory: Memory, subject: str, attribute: str | None = None) -> dict:
     """The chain for one subject, oldest first: value, valid from/to, recorded and retracted, source."""
+    memory.must_hold_items()
     key, name = resolve_subject(memory, subject)
     found = chains(memory, key, attribute)
     if not found:

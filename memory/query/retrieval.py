@@ -7,14 +7,13 @@ with iterative scans), the CANDIDATES best full-text matches on the question's r
 the nearest sentences, found nothing the others missed on LoCoMo and cost a second HNSW index; sentences
 still score a candidate as `maxsent`.) Each candidate then gets the features that help on conversation
 memory (features.py) and their sum under WEIGHTS decides the order: the weights come from
-memory/query/weights.json, which bench/tune.py writes, never from a hand. The SQL of both sources and of the features runs on
-the end user's Memory handle (memory/selectors.py), which scopes it to them; this module chooses and
-scores. Latency at 1M passages is in bench/README.md "Search latency" (bench/search_latency.py); the
+memory/query/weights.json, which bench/tune.py writes, never from a hand. The SQL of both sources and of the
+features runs on the end user's Memory handle (memory/selectors.py), which scopes it to them; this module
+chooses and scores. Latency at 1M passages is in bench/README.md "Search latency" (bench/search_latency.py); the
 recipe and what each feature bought on LoCoMo are in bench/README.md (bench/locomo.py).
 """
 
 import json
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,9 +68,6 @@ def matching_terms(terms: list[str], df: dict[str, int]) -> list[str]:
     return chosen
 
 
-_embedder = ThreadPoolExecutor(max_workers=2, thread_name_prefix="embed")
-
-
 def rank(memory: Memory, query: str, filters: PassageFilters, limit: int) -> list[tuple[int, float]]:
     """(passage id, score) for the best `limit` passages of the memory, best first."""
     rows, statistics = _candidate_rows(memory, query, filters)
@@ -88,7 +84,7 @@ def candidates(memory: Memory, query: str, filters: PassageFilters) -> Candidate
 
 def _candidate_rows(memory: Memory, query: str, filters: PassageFilters) -> tuple[list[dict], TermStatistics]:
     # The model embeds the question (releasing the GIL) while the database finds the text matches.
-    vector = _embedder.submit(embeddings.embed_one, query)
+    vector = embeddings.embed_soon(query)
     statistics = memory.term_statistics(query)
     matching = matching_terms(statistics.terms, statistics.document_frequency)
     ids = memory.text_candidates(matching, filters, CANDIDATES) if matching else []

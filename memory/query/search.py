@@ -81,11 +81,6 @@ def known_facts(memory: Memory, query: str, passages: list, *, as_of=None) -> li
     return (named + stated)[:KNOWN_MAX]
 
 
-def found_nothing(answer: dict) -> bool:
-    """A search that found no passage and no fact (memory may be empty: tools.py asks then)."""
-    return not answer["hits"] and not answer.get("known")
-
-
 def memory_search(
     *,
     memory: Memory,
@@ -95,7 +90,8 @@ def memory_search(
     scope: str | None = None,
 ) -> dict:
     """What memory holds for a question: the brief, or a ranked list with `after` or `scope`. With `before`,
-    asked as of that day, which the answer names as the caller wrote it (`as_of`)."""
+    asked as of that day, which the answer names as the caller wrote it (`as_of`). An empty memory answers
+    no_memory, asked only when nothing was found (a search that finds something spares the round trip)."""
     mode = "ranked" if (after or scope) else "brief"
     hits = ranked(memory, query, before=before, after=after, scope=scope or "")
     answer = {"query": query, "mode": mode}
@@ -103,6 +99,8 @@ def memory_search(
         answer["as_of"] = before.text
     if mode == "brief":
         answer["known"] = known_facts(memory, query, [p for _, p in hits], as_of=before)
+    if not hits and not answer.get("known"):
+        memory.must_hold_items()
     answer["found"] = len(hits)
     answer["hits"] = [passage_json(p, score=round(score, SCORE_DIGITS)) for score, p in hits]
     if mode == "brief" and hits:

