@@ -78,25 +78,25 @@ $(CONFORMANCE)/node_modules/.installed: $(CONFORMANCE)/package-lock.json
 # done on the embedded PostgreSQL, which this starts when DATABASE_URL is unset; with DATABASE_URL an admin
 # runs the SQL of `manage.py setupdb --sql` (README).
 database: $(VENV)/.installed
-	@TWIN_PROCESS=command $(PY) manage.py setupdb
+	@$(PY) manage.py setupdb
 
 # As twin_owner, the tables' owner (manage.py migrate defaults to it).
 migrate: $(VENV)/.installed database
-	@TWIN_PROCESS=command $(PY) manage.py migrate --noinput -v 0
+	@$(PY) manage.py migrate --noinput -v 0
 	@echo "Database migrated"
 
 # The embedding model's int8 file, made once from the installed package's (memory/model_file.py).
 model: $(VENV)/.installed
-	@TWIN_PROCESS=command $(PY) manage.py makemodel
+	@$(PY) manage.py makemodel
 
-# Each process names its kind (TWIN_PROCESS, read once by twin/settings.py). The worker leads a session of its own
-# (setsid), so its niceness holds against PostgreSQL and the web tier where the kernel groups sessions (README
-# "Sizing"); Ctrl-C stops it by its pid, as it is outside this shell's process group. Sizes (web workers and threads,
-# pool, worker children) come from the environment (twin/capacity.py, README "Sizing"); checkconnections
-# refuses to start what the database could not serve.
+# The worker and the web server name their kind (TWIN_PROCESS, read once by twin/settings.py; manage.py names its
+# own). The worker leads a session of its own (setsid), so its niceness holds against PostgreSQL and the web tier
+# where the kernel groups sessions (README "Sizing"); Ctrl-C stops it by its pid, as it is outside this shell's
+# process group. Sizes (web workers and threads, pool, worker children) come from the environment
+# (twin/capacity.py, README "Sizing"); checkconnections refuses to start what the database could not serve.
 run: setup
-	@TWIN_PROCESS=command $(PY) manage.py checkconnections
-	@TWIN_PROCESS=command $(PY) manage.py demo --port $(PORT)
+	@$(PY) manage.py checkconnections
+	@$(PY) manage.py demo --port $(PORT)
 	@TWIN_PROCESS=worker setsid $(VENV)/bin/celery -A twin worker -B --loglevel=info --schedule var/celerybeat-schedule & \
 	worker=$$!; trap 'kill $$worker; kill 0' INT TERM; \
 	TWIN_PROCESS=web HOST=$(HOST) PORT=$(PORT) $(VENV)/bin/gunicorn -c gunicorn.conf.py & \

@@ -24,11 +24,12 @@ READ_TOOLS = [
 LOCAL_TOOLS = ["memory_recall", "memory_lessons", "memory_how_they_work", "memory_next"]
 
 
-def server_env(*, stdio: bool = True) -> dict:
-    """The environment the server starts in: the test database, and the process kind (TWIN_PROCESS=stdio)."""
+def server_env(*, kind: str | None = None) -> dict:
+    """The environment the server starts in: the test database, and no process kind unless `kind` names one
+    (manage.py names the stdio server's itself, as a client's config leaves it out)."""
     env = {"TWIN_DB_NAME": settings.DATABASES["default"]["NAME"], "PYTHONUNBUFFERED": "1"}
-    if stdio:
-        env["TWIN_PROCESS"] = "stdio"
+    if kind:
+        env["TWIN_PROCESS"] = kind
     for name in ("DATABASE_URL", "TWIN_VAR_DIR", "REDIS_URL", "PATH", "HOME"):
         if os.environ.get(name):
             env[name] = os.environ[name]
@@ -140,7 +141,7 @@ def test_the_read_tools_answer_as_over_http(seeded, project, tmp_path):
         ["memory_overview", {}],
     ]
     answer = sdk(tmp_path, project, calls)
-    for (name, arguments), call in zip(calls, answer["calls"]):
+    for (name, arguments), call in zip(calls, answer["calls"], strict=True):
         http = seeded.tool(name.removeprefix("memory_"), **arguments)
         assert call["isError"] == (http.status_code == 404), name
         if name not in ("memory_search",):  # search scores may differ in the last digit across processes
@@ -225,18 +226,51 @@ def test_it_needs_a_usable_account_and_project(project):
     assert missing.returncode != 0 and "No project" in missing.stderr
 
 
-def test_it_refuses_to_start_without_the_stdio_process_kind(project):
+def test_manage_py_names_the_stdio_kind_itself_and_the_server_reads_what_it_saves(project):
+    env = server_env()
+    assert "TWIN_PROCESS" not in env
+    initialize = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
+    add = {"items": [{"text": "Prefers aisle seats on night trains", "id": "seat"}], "wait": True}
+    out = raw(
+        project,
+        [
+            json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize}),
+            json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json.dumps(
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "memory_add", "arguments": add}}
+            ),
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 3,
+                    "method": "tools/call",
+                    "params": {"name": "memory_grep", "arguments": {"pattern": "aisle seats"}},
+                }
+            ),
+        ],
+        "--writes",
+    )
+    assert [o["id"] for o in out] == [1, 2, 3]
+    assert out[0]["result"]["protocolVersion"] == "2025-11-25"
+    added = json.loads(out[1]["result"]["content"][0]["text"])
+    # Searchable at once with no worker running: the read ran in the server's own process.
+    assert added["items"] == [{"id": "seat", "status": "added", "searchable": True}]
+    found = json.loads(out[2]["result"]["content"][0]["text"])
+    assert out[2]["result"]["isError"] is False and found["hits"][0]["item_ids"] == ["seat"]
+
+
+def test_it_refuses_to_start_as_another_process_kind(project):
     started = subprocess.run(
         [sys.executable, *server_args(project)],
         cwd=ROOT,
-        env=server_env(stdio=False),
+        env=server_env(kind="command"),
         capture_output=True,
         text=True,
         timeout=60,
         input=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}) + "\n",
     )
     assert started.returncode != 0 and started.stdout == ""
-    assert "TWIN_PROCESS=stdio python manage.py mcp" in started.stderr
+    assert "TWIN_PROCESS is 'command'" in started.stderr and "TWIN_PROCESS=stdio" in started.stderr
 
 
 def test_the_sdk_calls_each_of_the_twelve_on_connector_data(project, tmp_path):

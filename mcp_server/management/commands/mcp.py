@@ -22,10 +22,12 @@ class Command(BaseCommand):
         parser.add_argument("--writes", action="store_true", help="Also list memory_add")
 
     def handle(self, *args, account, project, writes, **options):
-        # The kind is fixed before settings load, so they make the read run in-process (no worker needed).
+        # The kind is fixed before settings load (manage.py names it from the command), so they make the read
+        # run in-process, no worker needed; a kind set by hand to anything else would leave saves unread.
         if settings.PROCESS_KIND != STDIO:
             raise CommandError(
-                f"Start the stdio server as a {STDIO} process: {ENVIRONMENT}={STDIO} python manage.py mcp --account …"
+                f"{ENVIRONMENT} is {settings.PROCESS_KIND!r}, and the stdio server runs only as {STDIO!r}: "
+                f"unset it (manage.py mcp names the kind itself) or set {ENVIRONMENT}={STDIO}."
             )
         try:
             account = parse_account(account)
