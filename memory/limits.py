@@ -66,6 +66,30 @@ IMPORT_LINE_MAX_BYTES = 64 * 1024**2
 # bound holds the first pass's memory where an operator has raised the cap to a million items or more.
 IMPORT_MAX_ITEMS = 1_000_000
 IMPORT_BATCH = 1_000  # items stored per transaction: a failure loses at most one batch, and locks stay short
+# What a gzipped file may expand to, read as it is decompressed: at most IMPORT_RATIO_MAX bytes out for each
+# byte in, once past IMPORT_RATIO_FREE_BYTES (a small file compresses less than a big one, and a few
+# megabytes cost nothing to read). A real export of varied text gzips 3 to 10 times; a file of one repeated
+# line or of blank lines, a bomb, a thousand times: refused within seconds, not read for minutes.
+IMPORT_RATIO_MAX = 100
+IMPORT_RATIO_FREE_BYTES = 16 * 1024**2
+# A refused import names this many bad lines (each by its first fault), then stops looking.
+IMPORT_REFUSED_LINES = 100
+# A version number an import may give an item. Versions are PostgreSQL integers (at most 2,147,483,647) and
+# every edit adds one, so an item imported at this bound can still be edited a billion times: more than a
+# client at the rate limits could send in a century. At the column's own bound, its next edit could not be
+# stored.
+VERSION_MAX = 1_000_000_000
+# A fact's passage (its place among its item's passages): an item has at most as many passages as characters.
+PASSAGE_PLACE_MAX = ITEM_TEXT_MAX
+# A fact's stated_at, recorded_at and retracted_at, and a version's replaced_at, are moments that have
+# happened: an import refuses one later than now by more than a clock's drift between two machines.
+IMPORT_CLOCK_SKEW = timedelta(minutes=5)
+# How long POST /v1/memory/import waits for its job before answering 202 with the job's address (as
+# `wait: true` waits: holding no database connection, among the same half of a web process's threads).
+IMPORT_WAIT_SECONDS = 20
+# A job queued this long whose worker never started it (its message lost with the broker) is queued again
+# when the project's next import arrives.
+IMPORT_QUEUED_STALE_SECONDS = 3600
 # Items read from the export's server-side cursor at a time, with their versions and facts: the export holds
 # at most this many items' text in hand (200 x 100,000 characters), whatever the memory's size.
 EXPORT_CHUNK = 200
