@@ -1,7 +1,8 @@
 """Who is who: users, projects, members and their roles, end users, API keys, and the OAuth models."""
 
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import ClassVar
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser, BaseUserManager
@@ -32,13 +33,13 @@ def touch(instance: models.Model, field: str) -> None:
     now = timezone.now()
     stale = now - timedelta(seconds=LAST_USED_EVERY_SECONDS)
     if getattr(instance, field) is None or getattr(instance, field) < stale:
-        type(instance).objects.filter(
+        type(instance)._default_manager.filter(
             Q(**{f"{field}__isnull": True}) | Q(**{f"{field}__lt": stale}), pk=instance.pk
         ).update(**{field: now})
         setattr(instance, field, now)
 
 
-class UserManager(BaseUserManager):
+class UserManager(BaseUserManager["User"]):
     use_in_migrations = True
 
     def create_user(self, email, password=None, **extra):
@@ -55,16 +56,16 @@ class UserManager(BaseUserManager):
         return self.create_user(email, password, **extra)
 
 
-class User(AbstractUser):
+class User(AbstractUser):  # type: ignore[django-manager-missing]  # related: the toolkit's models, untyped
     """A console account; people log in by email."""
 
-    username = None
+    username = None  # type: ignore[assignment]  # people sign in by email: AbstractUser's username is removed
     email = models.EmailField(unique=True)
 
     USERNAME_FIELD = "email"
-    REQUIRED_FIELDS = []
+    REQUIRED_FIELDS: ClassVar[list[str]] = []
 
-    objects = UserManager()
+    objects: ClassVar[UserManager] = UserManager()  # type: ignore[assignment]  # by email, not AbstractUser's username
 
     def __str__(self):
         return self.email
@@ -88,6 +89,8 @@ class Project(models.Model):
     # project's Owners and Admins set them; empty: settings.RATE_LIMIT_PER_CREDENTIAL / _PER_END_USER.
     rate_limit_per_credential = models.PositiveIntegerField(null=True, blank=True)
     rate_limit_per_end_user = models.PositiveIntegerField(null=True, blank=True)
+    # Not a column: the signed-in person's Role value in it, on the project console.access.project_for returns.
+    role: str
 
     def __str__(self):
         return self.slug
@@ -117,6 +120,11 @@ class EndUser(models.Model):
     external_id = models.CharField(max_length=END_USER_ID_MAX)
     created_at = models.DateTimeField(auto_now_add=True)
     last_active_at = models.DateTimeField(null=True, blank=True)
+    # Not columns: shown on the console's list of end users (selectors.end_users_of_project sets last_at,
+    # console.end_users the sizes memory counts).
+    last_at: datetime | None
+    items_n: int
+    passages_n: int
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["project", "external_id"], name="one_end_user_per_id")]
@@ -189,7 +197,7 @@ class OAuthRefreshToken(AbstractRefreshToken):
         swappable = "OAUTH2_PROVIDER_REFRESH_TOKEN_MODEL"
 
 
-class Connection(models.Model):
+class Connection(models.Model):  # type: ignore[django-manager-missing]  # related: the toolkit's models, untyped
     """An app a person signed in to by OAuth: whose memory it reaches (project, end user) and how far.
 
     Made on the consent card; every code, access token and refresh token issued for it points here, so the

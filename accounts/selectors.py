@@ -16,7 +16,7 @@ END_USERS_PAGE = 50
 ACTIVE_DAYS = 7  # an end user is "active" on the Overview when memory was used for them this recently
 
 # Order of importance, for listing members: the order Role lists them (Owner first).
-ROLE_ORDER = {role: rank for rank, role in enumerate(Role)}
+ROLE_ORDER: dict[str, int] = {role: rank for rank, role in enumerate(Role)}
 
 
 def membership_of(*, user: User, slug: str) -> Membership | None:

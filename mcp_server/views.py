@@ -56,6 +56,7 @@ def _respond(request, body: dict, status: int) -> JsonResponse:
 
 def _send(request, reply: protocol.Reply) -> JsonResponse:
     """A dispatch's reply over HTTP, with its status and headers."""
+    assert reply.response is not None  # a notification's (no response) is answered 202 before
     response = _respond(request, reply.response, reply.status)
     for name, value in reply.headers.items():
         response[name] = value

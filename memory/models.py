@@ -133,6 +133,8 @@ class Thread(models.Model):
     passage_count = models.PositiveIntegerField(default=0)
     first_at = models.DateTimeField(null=True)
     last_at = models.DateTimeField(null=True)
+    # Not a column: its first passage's text, on the threads Memory.newest_threads annotates with it.
+    opening: str | None
 
     class Meta:
         constraints = [
@@ -316,6 +318,8 @@ class RecentError(models.Model):
     surface = models.CharField(max_length=16)
     error = models.CharField(max_length=64)
     message = models.TextField()
+    # Not a column: the credential's readable name, set on the rows the console's Usage page shows.
+    label: str
 
     class Meta:
         indexes = [models.Index(fields=["project", "-at"], name="recent_error_latest")]
