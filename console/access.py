@@ -4,6 +4,8 @@ Missing, not-yours and not-allowed-for-your-role all answer the same 404 with th
 a capability cannot be probed. The role's capabilities come from accounts.permissions, the one table.
 """
 
+from typing import Any
+
 from django.http import Http404
 
 from accounts.models import Project
@@ -34,7 +36,7 @@ def project_for(request, slug: str, capability: str = "view_project") -> Project
 def console(request) -> dict:
     """Template context for every console page: the current project, the person's role and capabilities
     in it, and the projects the switcher lists."""
-    context = {}
+    context: dict[str, Any] = {}
     membership = getattr(request, "membership", None)
     if membership is not None:
         context.update(
