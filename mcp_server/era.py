@@ -169,7 +169,7 @@ def modern_era(message: dict, headers) -> Era:
     if not isinstance(version, str) or not valid_unicode(version):
         raise _invalid_meta(PROTOCOL_VERSION_KEY, "is a string naming a protocol revision.")
     if version not in MODERN_VERSIONS:
-        refused = {"supported": list(SUPPORTED_VERSIONS)}
+        refused: dict[str, object] = {"supported": list(SUPPORTED_VERSIONS)}
         if _REVISION_SHAPE.fullmatch(version):
             refused["requested"] = version
         raise _refuse(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", refused)
