@@ -16,6 +16,7 @@ import hashlib
 import json
 import unicodedata
 from datetime import UTC
+from typing import cast
 
 from .models import Item
 from .selectors import Memory
@@ -52,7 +53,7 @@ def originals_of(memory: Memory, digests) -> dict[str, str]:
     )
     originals: dict[str, str] = {}
     for digest, external_id in rows:
-        originals.setdefault(digest, external_id)
+        originals.setdefault(cast(str, digest), external_id)  # never null: filtered on
     return originals
 
 

@@ -199,7 +199,10 @@ def set_aside(project_id: int, item_pks) -> None:
         return
     key = _retrying(project_id)
     try:
-        _redis().pipeline().sadd(key, *item_pks).expire(key, RETRYING_SECONDS).execute()
+        pipe = _redis().pipeline()
+        pipe.sadd(key, *item_pks)
+        pipe.expire(key, RETRYING_SECONDS)
+        pipe.execute()
     except redis.RedisError:
         pass  # the turns may then read them again before their backoff: wasted work, nothing wrong
 

@@ -55,7 +55,7 @@ def queue_project_read(project_id: int) -> None:
             return
         token = fairness.take_turn(project_id)
         if token is not None:
-            read_project.apply_async(args=[project_id, token], retry=False)
+            read_project.apply_async(args=(project_id, token), retry=False)
     except Exception:  # a broker outage: the turn lapses and the sweep queues it again
         log.warning("Could not queue the read of project %s; the sweep will.", project_id, exc_info=True)
 
@@ -76,7 +76,7 @@ def read_project(project_id: int, token: str) -> int:
         taken = _read_turn(project_id)
     if fairness.work_left(project_id):
         if fairness.requeue_turn(project_id, token):  # still this task's turn: no add queues another meanwhile
-            read_project.apply_async(args=[project_id, token], retry=False)
+            read_project.apply_async(args=(project_id, token), retry=False)
         return taken
     fairness.end_turn(project_id, token)
     if fairness.work_left(project_id):  # an add committed as the turn ended, and found it taken
@@ -110,6 +110,12 @@ def _read_turn(project_id: int) -> int:
         model.shutdown(wait=False, cancel_futures=True)
 
 
+def _embed(parts: list[tuple[Memory, list[int], list, dict]]) -> None:
+    """A slice's vectors, every end user's part of it, on the model's thread."""
+    for _, _, work, _ in parts:
+        pipeline.embed(work)
+
+
 @dataclass
 class _Slice:
     """A slice of a project's unread items, end user by end user, prepared and being embedded."""
@@ -131,7 +137,7 @@ class _Slice:
                 failures: dict[int, tuple[int, str]] = {}
                 parts.append((memory, item_pks, pipeline.prepare(memory, item_pks, failures), failures))
         pks = frozenset(pk for item_pks in chosen.values() for pk in item_pks)
-        return cls(parts, pks, model.submit(lambda: [pipeline.embed(work) for _, _, work, _ in parts]))
+        return cls(parts, pks, model.submit(_embed, parts))
 
     @property
     def end_users(self) -> frozenset[int]:
@@ -180,7 +186,7 @@ def _settle(memory: Memory, item_pks: list[int], failures: dict[int, tuple[int, 
     if retrying:
         fairness.set_aside(project_id, failures)
         read_items.apply_async(
-            args=[memory.end_user.pk, sorted(failures)],
+            args=(memory.end_user.pk, sorted(failures)),
             kwargs={"attempt": attempt + 1},
             countdown=settings.READ_RETRY_BACKOFF_SECONDS * 2**attempt,
         )
@@ -308,7 +314,7 @@ class SweepOnConnect(bootsteps.StartStopStep):
     its message was lost with the broker) are read within seconds, not at the beat's next sweep; those of a
     turn that died with the last worker, once that turn has lapsed. Registered in twin/celery.py."""
 
-    requires = {"celery.worker.consumer.tasks:Tasks"}
+    requires = ("celery.worker.consumer.tasks:Tasks",)
 
     def start(self, consumer):
         sweep_unread.delay(older_than_seconds=0)

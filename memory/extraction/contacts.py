@@ -60,7 +60,7 @@ def contacts(statement: Statement) -> list[Fact]:
             who = (
                 name_in(g["owner"])
                 if g.get("owner")
-                else (subjects_of(g.get("subj"), statement.me) or [None])[0]
+                else next(iter(subjects_of(g.get("subj"), statement.me)), None)
                 if g.get("subj")
                 else statement.me
             )

@@ -72,7 +72,7 @@ def relations(statement: Statement) -> list[Fact]:
                 if g.get("owner")
                 else statement.me
                 if shared or not subj
-                else (subjects_of(subj, statement.me) or [None])[0]
+                else next(iter(subjects_of(subj, statement.me)), None)
             )
             rel = g["rel"].lower()
             names = [n for n in (name_in(x) for x in re.split(r",? (?:and|&) |, ", g.get("names") or "")) if n]

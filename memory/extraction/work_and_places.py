@@ -39,8 +39,8 @@ def _organisation(found: Found, lowercase_ok: bool) -> Reading | None:
     title = found.groups.get("title")
     if title and (t := noun_phrase(title)):
         extra.append(("job_title", t))
-    elif org and (t := re.search(rf"\bas (?:a |an |the )?({JOB_TITLE})", val[len(val.split(org)[0]) + len(org) :])):
-        extra.append(("job_title", t.group(1)))
+    elif org and (said := re.search(rf"\bas (?:a |an |the )?({JOB_TITLE})", val[len(val.split(org)[0]) + len(org) :])):
+        extra.append(("job_title", said.group(1)))
     return Reading(found.attribute, [org] if org or found.ended else [], tuple(extra))
 
 

@@ -12,7 +12,7 @@ EXPORTS_AT_ONCE at a time (`ExportSlot`); one more is answered 503 with Retry-Af
 import contextlib
 import json
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from itertools import islice
 
 from django.db import connection, transaction
@@ -21,6 +21,7 @@ from django.utils import timezone
 from accounts.errors import ApiError
 
 from ..limits import EXPORT_CHUNK, EXPORT_RETRY_AFTER_SECONDS, EXPORTS_AT_ONCE
+from ..models import Fact, ItemVersion
 from ..selectors import Memory
 from . import format as fmt
 
@@ -88,7 +89,7 @@ def _snapshot(memory: Memory):
             yield
 
 
-def export_lines(memory: Memory) -> Iterator[bytes]:
+def export_lines(memory: Memory) -> Generator[bytes]:
     """The memory as export lines (UTF-8 JSON, one per line): the header, then every item, oldest first,
     with its versions and facts. Forgotten items are gone from the memory, so from the file too. A chunk of
     EXPORT_CHUNK items is one yield."""
@@ -102,7 +103,8 @@ def export_lines(memory: Memory) -> Iterator[bytes]:
 def _item_lines(memory: Memory, items: list) -> list[dict]:
     """The chunk's lines: its items' versions and facts in one query each."""
     pks = [item.pk for item in items]
-    versions, facts = {}, {}
+    versions: dict[int, list[ItemVersion]] = {}
+    facts: dict[int | None, list[Fact]] = {}  # a fact's item is never null here: filtered on
     for version in memory.versions_of(pks):
         versions.setdefault(version.item_id, []).append(version)
     for fact in memory.facts().filter(item_id__in=pks).order_by("item_id", "pk"):

@@ -101,7 +101,9 @@ def bm25(rows: list[dict], statistics: TermStatistics) -> np.ndarray:
 
 def named_dates(question: str) -> tuple[set[tuple[int | None, int, int]], set[int], set[int]]:
     """The days ((year or None, month, day)), months and years a question names, however it writes them."""
-    days, months, years = set(), set(), set()
+    days: set[tuple[int | None, int, int]] = set()
+    months: set[int] = set()
+    years: set[int] = set()
     for m in _DATE.finditer(question.lower()):
         if m["iy"]:
             if 1 <= int(m["im"]) <= 12 and 1 <= int(m["id"]) <= 31:

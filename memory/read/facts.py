@@ -63,7 +63,7 @@ def record_facts(memory: Memory, item: Item, passages: list[Passage]) -> int:
             kind, valid_from = Fact.END, _moment(fact.valid_to, item.at)
             valid_to = None
         else:
-            kind, valid_to = "value", _moment(fact.valid_to, None) if fact.valid_to else item.expires
+            kind, valid_to = "value", _moment(fact.valid_to, item.at) if fact.valid_to else item.expires
         rows.append(
             Fact(
                 end_user=memory.end_user,
@@ -92,6 +92,7 @@ def place_imported_facts(memory: Memory, item: Item, passages: list[Passage]) ->
     the fact without a passage. Returns how many facts were placed."""
     facts = list(memory.facts().filter(item=item, source_seq__isnull=False))
     for fact in facts:
+        assert fact.source_seq is not None  # filtered above
         source = passages[fact.source_seq - 1] if fact.source_seq <= len(passages) else None
         fact.source_path = source.path if source else ""
         fact.source_passage = passage_id(source.thread.tid, source.seq) if source else ""

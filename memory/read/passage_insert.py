@@ -1,5 +1,8 @@
 """The read's passages written: a slice's in one INSERT of one array a column."""
 
+from typing import cast
+
+import numpy as np
 from django.db import connection
 
 from memory.model.half_text import half_text
@@ -48,8 +51,8 @@ def insert_passages(rows: list[Passage]) -> None:
     ]
     columns += [
         [row.item_ids[0] for row in rows],
-        [half_text(row.embedding) for row in rows],
-        [half_text(row.context_embedding) for row in rows],
+        [half_text(cast(np.ndarray, row.embedding)) for row in rows],  # the read's passages all have vectors
+        [half_text(cast(np.ndarray, row.context_embedding)) for row in rows],
         [row.model for row in rows],
     ]
     with connection.cursor() as cursor:

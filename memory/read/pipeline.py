@@ -86,7 +86,7 @@ def _pieces(item: Item) -> list[Piece]:
     """The passages the item becomes, each linked to the one before it within the item (the first is
     linked to what comes before the item when the slice is written: _link)."""
     texts = cut(item.text) if item.kind == "document" else [item.text.strip() or item.text]
-    pieces = []
+    pieces: list[Piece] = []
     for text in texts:
         pieces.append(
             Piece(text, titled(item.title, text), pieces[-1] if pieces else None, sentences(text, item.author))
@@ -157,7 +157,7 @@ def _lock_threads(memory: Memory, items: list[Item], locked: dict[tuple, Thread]
     """Lock the threads of the items for this transaction, in one statement (two where one is new), making
     those an item is the first of; `locked` keeps the threads this transaction holds already. A statement or
     three a thread took 40% of the slice's statements (bench/README.md "Adding")."""
-    wanted = {}
+    wanted: dict[tuple, Item] = {}
     for item in items:
         wanted.setdefault(_thread_key(item), item)
     for key in locked:
@@ -302,7 +302,8 @@ def _write_all(
 
 def _write_each(memory: Memory, work: list[tuple[Item, list[Piece]]], failures: dict | None) -> int:
     """Write the items one at a time, each in a savepoint: an item whose write raises is set aside."""
-    done, locked = 0, {}
+    done = 0
+    locked: dict[tuple, Thread] = {}
     for item, pieces in work:
         try:
             with transaction.atomic():

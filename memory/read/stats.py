@@ -2,6 +2,8 @@
 passages are written and erased, in the same transaction, so search reads them in one lookup
 (Memory.term_statistics)."""
 
+from typing import Any
+
 from django.db import connection
 
 from ..selectors import Memory
@@ -29,7 +31,7 @@ COUNT, UNCOUNT = 1, -1  # the sign each passage's lexemes and terms are added wi
 
 def _apply(memory: Memory, passage_ids: list[int], sign: int) -> None:
     if passage_ids:
-        params = {"ids": list(passage_ids), "end_user": memory.end_user.pk, "sign": sign}
+        params: dict[str, Any] = {"ids": list(passage_ids), "end_user": memory.end_user.pk, "sign": sign}
         with connection.cursor() as cursor:
             cursor.execute(_ADD, params)
             if sign == UNCOUNT:

@@ -50,9 +50,12 @@ from detect_secrets.plugins import (
     telegram_token,
     twilio,
 )
+from detect_secrets.plugins.base import RegexBasedDetector
 
 from memory.limits import PLAIN_KEY, UNNAMED_KEY
 from memory.secrets.rules import CardRule, PasswordRule, UrlPasswordRule
+
+Rule = PasswordRule | CardRule | UrlPasswordRule  # ours, which also say where (`spans`)
 
 KEY_IN_PATH = "<key>"  # names a metadata key in a field path, since the key itself may be the secret
 _PLAIN_KEY = re.compile(PLAIN_KEY)
@@ -63,7 +66,7 @@ PASSWORD_KEY = re.compile(r"(?:pass(?:word|code|phrase|wd)|(?<![a-z])pin)$", re.
 
 
 class Detector(NamedTuple):
-    rule: object  # a detect-secrets plugin or one of ours: `secret_type` and `analyze_string(text)`
+    rule: RegexBasedDetector | Rule  # a detect-secrets plugin or one of ours: `secret_type`, `analyze_string(text)`
     gate: re.Pattern | None  # every match of the rule holds a match of this cheap pattern; None: always run
     fold: bool  # the gate is lower case, looked for in the lower-cased text
     one_line: bool  # no match of the rule spans a line break, so a long text can be narrowed to lines

@@ -63,6 +63,7 @@ class Screened:
     def refusal(self, prefix: str, sent: dict) -> dict:
         """A refused item's entry in memory_add's answer; `prefix` is its place, such as "items[3].". The id
         is repeated only when it holds no secret."""
+        assert self.refused is not None, "asked of a refused item only"
         sent_id = sent.get(IDENTITY)
         shown = sent_id if isinstance(sent_id, str) and find_secret(sent_id) is None else None
         return {"id": shown, "status": REFUSED, **self.refused.as_dict(prefix), "searchable": False}
