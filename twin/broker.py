@@ -20,7 +20,7 @@ class Channel(kombu_redis.Channel):
     def _connparams(self, asynchronous=False):
         if self.connection.client is None:
             raise redis.exceptions.ConnectionError("The broker connection was closed (the broker was lost).")
-        return super()._connparams(asynchronous=asynchronous)
+        return super()._connparams(asynchronous=asynchronous)  # type: ignore[misc]  # kombu's stubs omit it
 
 
 class Transport(kombu_redis.Transport):

