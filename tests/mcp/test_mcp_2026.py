@@ -276,8 +276,7 @@ def test_the_sdk_speaks_2026_07_28_to_the_stdio_server(api, project, tmp_path):
         )
     )
     done = subprocess.run(
-        [sys.executable, "-P", str(ROOT / "tests" / "sdk" / "mcp_stdio_client.py"), str(spec)],
-        cwd=tmp_path,
+        [sys.executable, str(ROOT / "tests" / "sdk" / "mcp_stdio_client.py"), str(spec)],
         capture_output=True,
         text=True,
         timeout=120,

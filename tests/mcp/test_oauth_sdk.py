@@ -1,14 +1,13 @@
 """End to end: the official MCP Python SDK's OAuth client signs in to a live server, as claude.ai would.
 
-tests/sdk/oauth_client.py runs in its own process (`python -P` from a temporary directory: the project's
-`mcp/` app shadows the SDK's import name in this one). The SDK meets the 401, discovers the metadata,
-registers, sends a headless person through log-in and the consent card, exchanges the code, lists the
-tools its access allows, calls one, and refreshes. The server is pytest-django's live_server on the real
-database and Redis; Celery runs eagerly, so memory_add's background read happens in the server thread.
+tests/sdk/oauth_client.py runs in its own process, an async client beside the server. The SDK meets the 401,
+discovers the metadata, registers, sends a headless person through log-in and the consent card, exchanges the
+code, lists the tools its access allows, calls one, and refreshes. The server is pytest-django's live_server
+on the real database and Redis; Celery runs eagerly, so memory_add's background read happens in the server
+thread.
 """
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -34,15 +33,12 @@ TIMEOUT_SECONDS = 90
 
 
 @pytest.fixture
-def sign_in(live_server, tmp_path):
+def sign_in(live_server):
     """Run the SDK's OAuth client against the live server; returns the one JSON line it printed."""
 
     def run(email: str, password: str, *options: str) -> dict:
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
         done = subprocess.run(
-            [sys.executable, "-P", str(SCRIPT), f"{live_server.url}/v1/mcp", email, password, *options],
-            cwd=tmp_path,
-            env=env,
+            [sys.executable, str(SCRIPT), f"{live_server.url}/v1/mcp", email, password, *options],
             capture_output=True,
             text=True,
             timeout=TIMEOUT_SECONDS,

@@ -54,8 +54,7 @@ def sdk(tmp_path, project, calls, *extra) -> dict:
         )
     )
     result = subprocess.run(
-        [sys.executable, "-P", str(ROOT / "tests" / "sdk" / "mcp_stdio_client.py"), str(spec)],
-        cwd=tmp_path,
+        [sys.executable, str(ROOT / "tests" / "sdk" / "mcp_stdio_client.py"), str(spec)],
         capture_output=True,
         text=True,
         timeout=120,

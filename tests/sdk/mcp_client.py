@@ -1,9 +1,8 @@
 """Drive /v1/mcp with the official `mcp` Python SDK, a client this project did not write.
 
-Run it in its own process whose sys.path does not hold the project root (the project's `mcp/` app shadows
-the SDK's import name), e.g. from another working directory with `python -P`:
+Run it in its own process (the SDK is an async client of its own, with its own event loop):
 
-    python -P tests/sdk/mcp_client.py URL KEY ACCOUNT v2|legacy|v1 [--phrase P] [--read-only]
+    python tests/sdk/mcp_client.py URL KEY ACCOUNT v2|legacy|v1 [--phrase P] [--read-only]
 
 v2 uses the SDK's `Client` in its default mode "auto": it probes `server/discover` and speaks 2026-07-28 when
 the server answers it, else falls back to `initialize`. legacy is the same `Client` with mode "legacy" (the
@@ -17,24 +16,13 @@ negotiation too.
 import argparse
 import asyncio
 import json
-import os
 import sys
 import traceback
 
-import mcp
-
-# The SDK must come from an installed distribution, never the project's own `mcp/` app (which a project root
-# on sys.path would put first). Checked before importing anything else from it, so a shadowed import fails
-# with this message rather than an ImportError deep inside.
-_PACKAGES_DIR = os.path.basename(os.path.dirname(os.path.dirname(os.path.abspath(mcp.__file__))))
-if _PACKAGES_DIR not in ("site-packages", "dist-packages"):
-    print(json.dumps({"ok": False, "error": f"`import mcp` resolved to {mcp.__file__}, not the installed SDK"}))
-    sys.exit(2)
-
-import httpx2  # noqa: E402
-from mcp import Client, ClientSession  # noqa: E402
-from mcp.client.streamable_http import streamable_http_client  # noqa: E402
-from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
+import httpx2
+from mcp import Client, ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 
 def _exchange_recorder(exchanges: list[dict]):
@@ -131,7 +119,7 @@ async def _exercise(session_like, seen: dict, phrase: str, read_only: bool) -> N
 
 async def run(url: str, key: str, account: str, mode: str, phrase: str, read_only: bool) -> dict:
     exchanges: list[dict] = []
-    seen: dict = {"mode": mode, "sdk_file": mcp.__file__, "exchanges": exchanges}
+    seen: dict = {"mode": mode, "exchanges": exchanges}
     http = create_mcp_http_client(
         headers={"Authorization": f"Bearer {key}", "X-Twin-Account": account},
         timeout=httpx2.Timeout(20.0),

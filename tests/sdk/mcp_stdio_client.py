@@ -1,8 +1,8 @@
 """Drive the local stdio server with the official `mcp` SDK's stdio client (a client we did not write).
 
-Run from another working directory with `python -P` (the project's `mcp/` app shadows the SDK's name):
+Run it in its own process (the SDK is an async client of its own, with its own event loop):
 
-    python -P tests/sdk/mcp_stdio_client.py SPEC_JSON
+    python tests/sdk/mcp_stdio_client.py SPEC_JSON
 
 SPEC_JSON holds {"command", "args", "cwd", "env", "calls": [[tool, arguments], ...]} and optionally
 "client": "v2". The script starts the server, initializes (the v1 `ClientSession`) or lets the v2 `Client`
@@ -13,20 +13,10 @@ its text.
 
 import asyncio
 import json
-import os
 import sys
 
-import mcp
-
-if os.path.basename(os.path.dirname(os.path.dirname(os.path.abspath(mcp.__file__)))) not in (
-    "site-packages",
-    "dist-packages",
-):
-    print(json.dumps({"ok": False, "error": f"`import mcp` resolved to {mcp.__file__}"}))
-    sys.exit(2)
-
-from mcp import Client, ClientSession  # noqa: E402
-from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from mcp import Client, ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
 
 
 async def _calls(session_like, spec: dict) -> list[dict]:

@@ -1,9 +1,8 @@
 """Sign in to /v1/mcp with the official `mcp` Python SDK's OAuth client, as claude.ai or ChatGPT would.
 
-Run it in its own process whose sys.path does not hold the project root (the project's `mcp/` app shadows
-the SDK's import name), e.g. from another working directory with `python -P`:
+Run it in its own process (the SDK is an async client of its own, with its own event loop):
 
-    python -P tests/sdk/oauth_client.py URL EMAIL PASSWORD --access write|read
+    python tests/sdk/oauth_client.py URL EMAIL PASSWORD --access write|read
         [--auth-method none|client_secret_post|client_secret_basic] [--phrase P]
 
 The SDK's `OAuthClientProvider` does the protocol: it meets the 401, discovers the protected-resource and
@@ -20,26 +19,18 @@ ONE JSON line with what it saw, including every HTTP exchange.
 import argparse
 import asyncio
 import json
-import os
 import sys
 import time
 import traceback
 from html.parser import HTMLParser
 from urllib.parse import parse_qs, urljoin, urlsplit
 
-import mcp
-
-_PACKAGES_DIR = os.path.basename(os.path.dirname(os.path.dirname(os.path.abspath(mcp.__file__))))
-if _PACKAGES_DIR not in ("site-packages", "dist-packages"):
-    print(json.dumps({"ok": False, "error": f"`import mcp` resolved to {mcp.__file__}, not the installed SDK"}))
-    sys.exit(2)
-
-import httpx2  # noqa: E402
-from mcp import ClientSession  # noqa: E402
-from mcp.client.auth import OAuthClientProvider  # noqa: E402
-from mcp.client.streamable_http import streamable_http_client  # noqa: E402
-from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
-from mcp.shared.auth import (  # noqa: E402
+import httpx2
+from mcp import ClientSession
+from mcp.client.auth import OAuthClientProvider
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.auth import (
     AuthorizationCodeResult,
     OAuthClientInformationFull,
     OAuthClientMetadata,
@@ -196,7 +187,7 @@ def tool_text(result) -> dict:
 
 async def run(url: str, email: str, password: str, access: str, auth_method: str, phrase: str) -> dict:
     exchanges: list[dict] = []
-    seen: dict = {"sdk_file": mcp.__file__, "exchanges": exchanges}
+    seen: dict = {"exchanges": exchanges}
     storage = MemoryStorage()
     person = HeadlessPerson(email, password, access, seen)
     provider = OAuthClientProvider(
