@@ -1,7 +1,6 @@
 """The read backlog reads the project's end users once, as an array its unread items are matched against,
-rather than in a join the planner orders by the statistics: taken while nothing was unread (as after an
-ANALYZE of a memory fully read), they made it scan the end users once for every unread item (40-46 ms for
-8,580 items of 24 end users; bench/README.md "Adding", session 14)."""
+rather than in a join the planner orders by the statistics: statistics taken while nothing was unread (as
+after an ANALYZE of a memory fully read) have it scan the end users once for every unread item."""
 
 from importlib import import_module
 

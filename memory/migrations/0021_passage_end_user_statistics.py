@@ -1,9 +1,8 @@
 """The planner keeps the size of up to 500 memories rather than 100. Search takes a big memory's own HNSW
 index only when the planner expects the memory to be big, and a memory outside the statistics' list of most
-common end users is expected to hold the average of the rest: past the 100th big memory, search read a big
-memory whole (228 ms at 100,000 passages rather than 16). The price is ANALYZE's sample, 150,000 rows
-rather than 30,000: 3.7 s rather than 0.7 at 1,000,000 passages (bench/README.md "Search latency", session
-16). 500 covers the memories the own indexes are made for: each is two more indexes for the planner to
+common end users is expected to hold the average of the rest: past the 100th big memory, search would read
+a big memory whole. The price is a bigger ANALYZE sample, so a slower ANALYZE (bench/README.md "Search
+latency"). 500 covers the memories the own indexes are made for: each is two more indexes for the planner to
 weigh on every search, so far fewer than that many memories of a table should have them."""
 
 from django.db import migrations

@@ -1,9 +1,9 @@
 """A passage's two vectors stay in its row. PostgreSQL moves a row's biggest values out of line once the row
 passes about 2 kB, and a passage with both its vectors in half precision (1.5 kB) and its text and full text
-is around that: two passages in three had their vector in TOAST, so search read each candidate's vector from
-a second relation, a memory read whole took twice as long (bench/README.md "Search latency", session 17), and
-every such write stored it there. Rows now move values out only past 4 kB: a long passage's text goes first,
-being the biggest. Rows already stored keep their place until they are written again."""
+is around that: most passages would have their vector in TOAST, so search would read each candidate's vector
+from a second relation, slowing a memory read whole, and every such write would store it there. Rows now move
+values out only past 4 kB: a long passage's text goes first, being the biggest. Rows already stored keep their
+place until they are written again."""
 
 from django.db import migrations
 
