@@ -1,9 +1,9 @@
 """Vectors written to PostgreSQL as halfvec text, fast: each half-precision value's shortest decimal, looked up.
 
-pgvector's Django field writes a float at a time in Python (0.15 ms a vector, 19 characters a value), and the
+pgvector's Django field writes a float at a time in Python, each with more digits than a half holds, and the
 read writes two vectors a passage. A table of the shortest decimal that reads back as each of the 65,536
-halfs does it in 8 µs with a third of the text; every finite half reads back to the same bits, through
-PostgreSQL's float parse too (bench/README.md "Adding")."""
+halfs turns a vector into text by lookup, with a third of the text; every finite half reads back to the same
+bits, through PostgreSQL's float parse too (bench/README.md "Adding")."""
 
 from functools import lru_cache
 
@@ -18,7 +18,7 @@ def _decimals() -> np.ndarray:
 
 
 def warm_up() -> None:
-    """Build the table now (0.4 s): a worker builds it before its pool forks, so no slice waits for it."""
+    """Build the table now: a worker builds it before its pool forks, so no slice waits for it."""
     _decimals()
 
 

