@@ -3,14 +3,14 @@
 Candidates, all within one end user's memory and its date/scope filters: the CANDIDATES nearest passages
 by vector (exactly, the memory read whole, or in a big memory by its own HNSW index from read/own_indexes.py,
 with iterative scans), the CANDIDATES best full-text matches on the question's rarer words
-(matching_terms), and every one's neighbour either side in its thread. (A third source, the passages of
-the nearest sentences, found nothing the others missed on LoCoMo and cost a second HNSW index; sentences
-still score a candidate as `maxsent`.) Each candidate then gets the features that help on conversation
+(matching_terms), and every one's neighbour either side in its thread. (Sentences bring no candidates of
+their own, which would need a second HNSW index for passages the other sources find anyway; they still score
+a candidate as `maxsent`.) Each candidate then gets the features that help on conversation
 memory (features.py) and their sum under WEIGHTS decides the order: the weights come from
 memory/query/weights.json, which bench/tune.py writes, never from a hand. The SQL of both sources and of the
 features runs on the end user's Memory handle (memory/selectors.py), which scopes it to them; this module
-chooses and scores. Latency at 1M passages is in bench/README.md "Search latency" (bench/search_latency.py); the
-recipe and what each feature bought on LoCoMo are in bench/README.md (bench/locomo.py).
+chooses and scores. Its latency: bench/README.md "Search latency"; what each feature buys on LoCoMo:
+bench/README.md "Search quality".
 """
 
 import json
@@ -25,8 +25,8 @@ from memory.model import embeddings
 from ..selectors import Memory, PassageFilters, TermStatistics, named_rows
 from . import features
 
-# From each source. 35 instead of 50 saves ~3 ms for recall@10 0.808 -> 0.807; 25 would give 0.801
-# (bench/README.md "Search latency").
+# From each source: enough that recall hardly gains from more, while each more candidate costs every search
+# its features (bench/README.md "Search latency").
 CANDIDATES = 35
 MATCH_BUDGET = 1_000  # passages the text source ranks at most (see matching_terms)
 # The weight of each feature (features.FEATURES), as bench/tune.py fitted them on LoCoMo: never set by hand.

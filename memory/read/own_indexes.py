@@ -2,15 +2,14 @@
 partial HNSW index and a partial full-text index on memory_passage that hold only their passages.
 
 A smaller memory is searched by reading all of it through the end user's index: its nearest passages exactly,
-with no vector index over everyone's passages for every write to pay for (migration 0022). Read whole, a
-memory of 100,000 passages costs 134 ms a search, and the full-text index, shared by everyone's passages,
-makes the text source intersect its matches with all of the end user's entries in the end_user index. With
-indexes of its own, it is searched as if it were alone, in 11 ms (bench/README.md "Search latency", session
-17). Nothing else changes: search's queries say `end_user_id = <n>`, which implies the indexes' predicate, so
-the planner takes them by itself, once its statistics know the memory is big (a build takes them again; they
-keep the size of 500 memories: migration 0021). Every index is one more relation for the planner to weigh on
-every search of the table, whoever's memory it is (about 37 µs a big memory, bench/README.md "Search latency",
-session 16), so only big memories get them, and a table with hundreds of them would want partitions instead.
+with no vector index over everyone's passages for every write to pay for (migration 0022). Read whole, a big
+memory makes every search slow, and the full-text index, shared by everyone's passages, makes the text source
+intersect its matches with all of the end user's entries in the end_user index. With indexes of its own, it is
+searched as if it were alone (bench/README.md "Search latency"). Nothing else changes: search's queries say
+`end_user_id = <n>`, which implies the indexes' predicate, so the planner takes them by itself, once its
+statistics know the memory is big (a build takes them again; they keep the size of 500 memories: migration
+0021). Every index is one more relation for the planner to weigh on every search of the table, whoever's
+memory it is, so only big memories get them, and a table with hundreds of them would want partitions instead.
 
 The beat's tend_own_indexes builds them (concurrently: search and writes go on) and drops those whose end
 user is gone, whichever way they went (erased, or their project deleted), or whose memory has shrunk. It
@@ -78,9 +77,8 @@ def build(memory: Memory) -> list[str]:
         if built:
             # The planner's statistics may predate the memory's growth (autovacuum analyzes a table after a
             # tenth of it changed): a memory imported since looks as small as any, and the planner would scan
-            # all of it rather than take the index just built (at 100,000 passages, 228 ms a search instead of
-            # 16: bench/README.md "Search latency"). About 4 s at 1,000,000 passages (migration 0021's sample),
-            # once a big memory.
+            # all of it rather than take the index just built. An ANALYZE of a big table takes seconds
+            # (migration 0021's sample), and runs once a big memory.
             cursor.execute("ANALYZE memory_passage")
     return built
 
