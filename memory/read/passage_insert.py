@@ -10,9 +10,9 @@ from memory.model.half_text import half_text
 from ..models import Passage
 from ..selectors import named_rows
 
-# bulk_create wrote a placeholder a value (over 2,000 a slice of 128) and its compiling took a third of the
-# slice's writes (bench/README.md "Adding"). Rows come back in the order they were given (WITH ORDINALITY),
-# as bulk_create's RETURNING does.
+# One statement over arrays, not bulk_create: that writes a placeholder a value, thousands a slice, and
+# compiling them weighs on the slice's writes (bench/README.md "Adding"). Rows come back in the order they
+# were given (WITH ORDINALITY), as bulk_create's RETURNING does.
 _INSERT_PASSAGES = """
 INSERT INTO memory_passage (end_user_id, thread_id, item_id, seq, path, kind, at, expires, author, role, title,
                             about, text, item_ids, embedding, context_embedding, model)

@@ -156,7 +156,7 @@ def thread_title(item: Item, key: str) -> str:
 def _lock_threads(memory: Memory, items: list[Item], locked: dict[tuple, Thread]) -> None:
     """Lock the threads of the items for this transaction, in one statement (two where one is new), making
     those an item is the first of; `locked` keeps the threads this transaction holds already. A statement or
-    three a thread took 40% of the slice's statements (bench/README.md "Adding")."""
+    three a thread would make up much of the slice's statements (bench/README.md "Adding")."""
     wanted: dict[tuple, Item] = {}
     for item in items:
         wanted.setdefault(_thread_key(item), item)
@@ -235,7 +235,7 @@ def _sentences(written: list[tuple[Item, list[Passage], list[Piece]]]) -> list[P
 def _write_slice(memory: Memory, work: list[tuple[Item, list[Piece]]], locked: dict[tuple, Thread]) -> int:
     """Replace the passages of the slice's items, inside its transaction, in a few statements for all of
     them (their locks, old passages, new passages and sentences, statistics, read marks) instead of about a
-    dozen an item: the writes were 44% of a slice's read (bench/README.md "Adding"). Facts are still
+    dozen an item, which made the writes a large share of a slice's read (bench/README.md "Adding"). Facts are still
     recorded an item at a time, in the slice's order, since an item may correct what an earlier one said.
     Returns how many were written; an item that moved on meanwhile (edited, read, gone) is left."""
     # The end user's row is locked with the items', so one memory's writes (and its statistics) take turns.
@@ -273,8 +273,8 @@ def _write_slice(memory: Memory, work: list[tuple[Item, list[Piece]]], locked: d
     memory.recount_threads([thread.pk for thread in locked.values()] + [p.thread_id for p in old])
     for item, own, _ in written:
         record_facts(memory, item, own)
-    # Each is locked at the version it was read at: one UPDATE marks them all (bulk_update's CASE per row
-    # took 20 ms a slice).
+    # Each is locked at the version it was read at: one UPDATE marks them all (bulk_update would send a CASE
+    # per row).
     memory.items().filter(pk__in=[item.pk for item, _, _ in written]).update(
         read_version=F("version"), read_at=timezone.now()
     )
