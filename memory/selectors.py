@@ -196,7 +196,7 @@ class Memory:
         (opening): index.md's list."""
         # The opening is looked up for the listed threads only (PostgreSQL runs a subquery in the select list
         # after the sort and limit), by the (thread, seq) index: the thread is the memory's already, and with
-        # an end user filter too the planner walked every passage of the end user for each (60 ms at 2,760).
+        # an end user filter too the planner would walk every passage of the end user for each.
         opening = Passage.objects.filter(thread=OuterRef("pk")).order_by("seq").values("text")[:1]
         return self.held_threads().annotate(opening=Subquery(opening)).order_by("-last_at", "tid")[:limit]
 
@@ -215,8 +215,8 @@ class Memory:
 
     def facts_about(self, named: list[str], sources: list[str]) -> list[Fact]:
         """The facts about the subjects whose names hold one of the words `named` and those the passages at
-        `sources` speak of. In SQL written out: the ORM took longer to compile this than PostgreSQL to run it
-        (about 2 of 4 ms a brief)."""
+        `sources` speak of. In SQL written out, since the ORM would take longer to compile this than PostgreSQL
+        takes to run it."""
         return list(
             Fact.objects.raw(statements.FACTS_ABOUT, {"end_user": self.end_user.pk, "named": named, "sources": sources})
         )
@@ -272,7 +272,7 @@ class Memory:
         with connection.cursor() as cursor:
             nearest_sql = statements.BY_VECTOR.format(p=where, n=int(nearest))
             sql = statements.FEATURES.format(nearest=nearest_sql, n_filter=n_filter)
-            # the question as halfvec text through half_text: 8 µs, where pgvector's float text took 0.5 ms
+            # the question as halfvec text through half_text, far quicker than pgvector's float text
             cursor.execute(
                 sql,
                 {

@@ -13,13 +13,13 @@ lives in settings), KeywordDetector (standalone it finds only quoted assignments
 PasswordRule finds too, with the plain phrasings), IPPublicDetector (an address is no credential: "my server
 is at 203.0.113.7" is a memory worth keeping) and BasicAuthDetector (UrlPasswordRule finds all it finds).
 
-Speed: the assignment patterns (Cloudant, IBM, SoftLayer) cost 10-25 ms each per 100,000 characters; every
-detector on the whole text, 55 to 200 ms (bench/README.md). So each detector has a gate, a cheap pattern that
-every match of the detector holds: it runs only when its gate matches, and on a long text only on the lines
-where it does (no gated pattern crosses a line break). Gates of case-blind patterns search `text.lower()`,
-five times quicker than a case-blind search; they would miss only a keyword spelt with a letter that re's case
-folding adds (ſ for s, the Kelvin sign for k), which no accidental paste holds. bench/secrets_detector.py
-checks that the gates never change an answer.
+Speed: some detectors' patterns (the assignment patterns of Cloudant, IBM, SoftLayer) are slow on long text, and
+every detector on the whole text would cost each add more than its other checks together (bench/README.md
+"Secrets"). So each detector has a gate, a cheap pattern that every match of the detector holds: it runs only
+when its gate matches, and on a long text only on the lines where it does (no gated pattern crosses a line
+break). Gates of case-blind patterns search `text.lower()`, much quicker than a case-blind search; they would
+miss only a keyword spelt with a letter that re's case folding adds (ſ for s, the Kelvin sign for k), which no
+accidental paste holds. bench/secrets_detector.py checks that the gates never change an answer.
 """
 
 import re
@@ -136,7 +136,7 @@ def find_secret(text: str, detectors: tuple[Detector, ...] = DETECTORS) -> str |
 def _worth_running(texts: list[str]) -> tuple[Detector, ...]:
     """The detectors whose gate matches somewhere in `texts`: a gate that matches none of them all together
     matches none of them alone. An item holds a dozen short strings (its fields, metadata keys and values),
-    and most of its add's time went to trying every gate on each (bench/README.md "Adding")."""
+    and trying every gate on each would be most of its add's time (bench/README.md "Secrets")."""
     joined = "\n".join(texts)
     lowered = joined.lower()
     return tuple(each for each in DETECTORS if each.gate is None or each.gate.search(lowered if each.fold else joined))
