@@ -45,15 +45,15 @@ WITH nearest AS ({nearest}), base AS (
     UNION
     -- OFFSET 0 keeps the neighbours a subquery of their own, so b's seq comes in as a parameter: in a join,
     -- `n.seq = b.seq - 1` is not LEAKPROOF (the minus can overflow) and row-level security would keep it
-    -- out of the (thread, seq) index (35 candidates' neighbours: 1,100 ms -> 0.5 ms in a 20,000 passage thread)
+    -- out of the (thread, seq) index, walking a long thread whole for each candidate
     SELECT beside.id FROM base JOIN memory_passage b ON b.id = base.id
     CROSS JOIN LATERAL (
         SELECT n.id FROM memory_passage n
         WHERE n.thread_id = b.thread_id AND n.seq IN (b.seq - 1, b.seq + 1) AND {n_filter} OFFSET 0
     ) beside
 )
--- the day as text: the date features parse it only for a question that names a date (a timestamp parsed
--- for each of ~200 candidates took psycopg 1 ms a search)
+-- the day as text: the date features parse it only for a question that names a date (psycopg would
+-- otherwise parse a timestamp for each of ~200 candidates on every search)
 SELECT p.id, p.thread_id, p.seq, to_char(p.at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
     lower(p.author) AS author, lower(p.about) AS about,
     length(p.text) AS characters, length(p.search) AS lexemes,
@@ -62,25 +62,25 @@ SELECT p.id, p.thread_id, p.seq, to_char(p.at AT TIME ZONE 'UTC', 'YYYY-MM-DD') 
     (SELECT 1 - (n.context_embedding <=> q.v) FROM memory_passage n
      WHERE n.thread_id = p.thread_id AND n.seq = p.seq + 1 AND {n_filter}) AS cos_next,
     -- sentences only where a passage can have them (octet_length: never under the characters, read off
-    -- the header; looking in every candidate took 1.1 ms a search)
+    -- the header, so a short passage costs no lookup)
     CASE WHEN octet_length(p.text) >= %(sentences_from)s THEN
         (SELECT max(1 - (s.embedding <=> q.v)) FROM memory_passagesentence s WHERE s.passage_id = p.id)
     END AS maxsent,
     -- the question's terms in the passage with their positions (BM25's counts), as tsvector text: every
-    -- lexeme weighed D, the question's A, the A's kept (C functions; unnesting each passage's lexemes into
-    -- an aggregate took 1.2 ms a search)
+    -- lexeme weighed D, the question's A, the A's kept (C functions, far cheaper than unnesting each
+    -- passage's lexemes into an aggregate)
     ts_filter(setweight(setweight(p.search, 'D'), 'A', %(terms)s::text[]), '{{a}}')::text AS tf_text
 FROM memory_passage p CROSS JOIN question q
 WHERE p.id IN (SELECT id FROM candidates)
 """
 
 # What the best candidates show (Memory.hits), for them alone: carried in the features statement for all
-# ~190 candidates, their text, times and threads' tids cost more than this round trip (bench/README.md
-# "Search latency", session 14).
+# ~190 candidates, their text, times and threads' tids would cost more than this round trip (bench/README.md
+# "Search latency").
 HITS = """
 SELECT p.id, p.thread_id, p.seq, p.item_id, p.path, p.kind, p.author, p.role, p.title, p.about, p.text,
     p.item_ids, p.at, p.expires,
-    -- a subquery, not a join: joined, the planner hashed the end user's every thread (7 ms at 5,000 threads)
+    -- a subquery, not a join: joined, the planner hashes the end user's every thread
     (SELECT t.tid FROM memory_thread t WHERE t.id = p.thread_id) AS tid
 FROM memory_passage p WHERE p.end_user_id = %(end_user)s AND p.id = ANY(%(ids)s::bigint[])
 """
