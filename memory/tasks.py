@@ -37,8 +37,8 @@ READ_BACKOFF_SECONDS, READ_BACKOFF_MAX_SECONDS, TASK_RETRIES = 2, 60, 8
 BUILD_BACKOFF_SECONDS, BUILD_RETRIES = 30, 3  # a failed own-index build; the beat asks again a minute later anyway
 SWEEP_AFTER_SECONDS = 30  # a read queued less than this ago is most likely still on its way
 # A turn reads on while no other task waits, this long at most: a worker's warm shutdown waits no longer.
-# Each new turn costs the cores about half a second (its last slice is written with no model work beside
-# it, the next turn's first embedded with no write beside it): at 10 s, an import lost 4% to it.
+# Each new turn leaves the cores half idle for a moment (its last slice is written with no model work beside
+# it, the next turn's first embedded with no write beside it), so a turn is long (bench/README.md "Adding").
 TURN_SECONDS = 30
 # After a model change: memories queued a beat, and how long one task re-embeds before leaving the rest.
 REEMBED_MEMORIES, REEMBED_TURN_SECONDS = 100, 20
@@ -294,11 +294,10 @@ def _warm_model(**kwargs):
 def _nice_own_session(niceness: int) -> None:
     """Where the kernel schedules each session's processes as a group (autogroup: the default of most Linux
     distributions), a process's niceness only orders it against its own session. PostgreSQL's backends, in
-    the server's session, then met the model's threads as equals, and a search's SQL waited behind an
-    import (search p95 during it, over its idle p95: median 1.82 without this, 1.49 with it, within the
-    bench's noise; bench/README.md "Adding"). A worker
-    that leads its session (as systemd starts a service, or `setsid`: `make run` does) gives the whole
-    session its niceness; one started inside another's session leaves that session as it is."""
+    the server's session, would then meet the model's threads as equals, and a search's SQL would wait
+    behind an import (bench/README.md "Adding"). A worker that leads its session (as systemd starts a
+    service, or `setsid`: `make run` does) gives the whole session its niceness; one started inside another's
+    session leaves that session as it is."""
     autogroup = Path("/proc/self/autogroup")
     if os.getsid(0) != os.getpid() or not autogroup.exists():
         return

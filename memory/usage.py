@@ -95,7 +95,7 @@ _UPSERT = f"INSERT INTO memory_usageday {_COLUMNS} VALUES ({_VALUES}) {_ADD}"
 # A read's count, in the read's transaction: its only write. That transaction commits without waiting for
 # the disk (synchronous_commit off, for it alone): PostgreSQL writes the count to its log within 0.6 s
 # (3 x wal_writer_delay), and only a crash of the database server inside that window loses it. Waiting for
-# the disk cost each read ~3 ms on this machine (bench/README.md "Search latency").
+# the disk would add a flush to every read (bench/README.md "Search latency").
 _UPSERT_READ = (
     f"INSERT INTO memory_usageday {_COLUMNS} SELECT {_VALUES} "
     f"FROM (SELECT set_config('synchronous_commit', 'off', true)) AS unsynchronised {_ADD}"

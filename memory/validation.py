@@ -91,7 +91,7 @@ _JSON_TYPES = {
 
 def _field(path, *, screened: bool = True) -> str:
     """A field's name in a refusal. `screened` off: the path holds only the schema's own field names and
-    indices (no caller's key to screen for a secret: 0.04 ms of an added turn's 0.24 ms of checks)."""
+    indices (no caller's key to screen for a secret, which every checked item would otherwise pay for)."""
     out = ""
     for part in path:
         if screened and not isinstance(part, int) and not _nameable(part):
@@ -208,9 +208,9 @@ _compiled: dict[int, tuple[dict, object]] = {}
 
 def _passes(schema: dict, arguments) -> bool:
     """Whether `arguments` meet `schema`, by fastjsonschema's code compiled from it: jsonschema walks the
-    arguments anew each call (0.09 ms of an added turn's 0.33 ms of checks; bench/README.md "Adding", session
-    18). It only says yes: on a no, jsonschema finds the faults to name. The tools' schemas use only keywords
-    that mean the same in its draft 7 as in 2020-12, and it reads `$` as the end of the string, where
+    arguments anew each call, a cost every added item would pay (bench/README.md "Adding"). It only says
+    yes: on a no, jsonschema finds the faults to name. The tools' schemas use only keywords that mean the
+    same in its draft 7 as in 2020-12, and it reads `$` as the end of the string, where
     jsonschema lets one line feed through, so it is never the laxer (tests/memory/test_validation.py)."""
     entry = _compiled.get(id(schema))
     if entry is None or entry[0] is not schema:
