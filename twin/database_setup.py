@@ -22,8 +22,8 @@ TEMPLATE = "template1"  # new databases, the tests' among them, are copies of it
 
 # The embedded server's defaults (128 MB of shared buffers) make search reread the vectors from the OS on
 # every query (bench/README.md "Search latency"); these take effect from the server's next start. Not more by
-# default: every TRUNCATE and DROP scans the whole buffer pool, and at 6 GB the test suite (a TRUNCATE after
-# every test) ran about six times slower.
+# default: every TRUNCATE and DROP scans the whole buffer pool, which a much bigger pool would make the test
+# suite (a TRUNCATE after every test) pay for many times over.
 EMBEDDED_SETTINGS = {
     "shared_buffers": os.environ.get("EMBEDDED_PG_SHARED_BUFFERS", "1GB"),
     "effective_cache_size": "4GB",
@@ -104,8 +104,8 @@ def database_steps(*, template: bool = False) -> list[Step]:
     steps = [
         Step("CREATE EXTENSION IF NOT EXISTS vector;"),
         # `@@` (full-text match) is not LEAKPROOF, so under row-level security the planner may not use it in
-        # an index scan and search's text source falls to a sequential scan (3.5 ms -> 43.6 ms on 200,000
-        # passages). It raises no error that could tell anything of a row. Where an admin may not do this
+        # an index scan and search's text source falls to a sequential scan of the end user's passages. It
+        # raises no error that could tell anything of a row. Where an admin may not do this
         # (a hosted server), search still answers, slower on big memories.
         Step(
             "-- may be refused on a hosted server: search then answers, slower on big memories\n"
