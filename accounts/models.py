@@ -28,8 +28,8 @@ LAST_USED_EVERY_SECONDS = 60
 def touch(instance: models.Model, field: str) -> None:
     """Set the instance's time `field` to now, and its row's, at most once every LAST_USED_EVERY_SECONDS, so
     reads don't each cost a write. The row's own filter decides, so a row that is fresh is not waited for
-    while another transaction holds it (an end user's, while the read of its memory writes a slice: 11.6 ms
-    an add on average through an import, bench/README.md "Adding")."""
+    while another transaction holds it (an end user's, while the read of its memory writes a slice: every
+    add during an import would wait for it; bench/README.md "Adding")."""
     now = timezone.now()
     stale = now - timedelta(seconds=LAST_USED_EVERY_SECONDS)
     if getattr(instance, field) is None or getattr(instance, field) < stale:

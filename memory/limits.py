@@ -97,14 +97,14 @@ EXPORT_CHUNK = 200
 # as its client reads, so a third waits its turn (503) rather than take the pool's connections.
 EXPORTS_AT_ONCE = 2
 # What a busy export tells a client to wait: long enough for a small export to have freed its slot, not for
-# a big one (100,000 items streamed in 100.5 s on a busy 2-core machine: docs/export-format.md "Size"), which
-# the client then asks after again.
+# a big one (which streams for minutes: docs/export-format.md "Size"), which the client then asks after
+# again.
 EXPORT_RETRY_AFTER_SECONDS = 30
 
 # One slice of a project's background read (memory/fairness.py): at most this many items or characters, then
 # the project goes back to the tail of the queue unless no other task waits. 128 chat turns take about a second
 # on two cores, and a 200,000-character document a few, so another project's add waits that long at most per
 # project ahead of it. The model sorts a slice's texts into batches of like length: 128 at a time waste less
-# padding than 64 (the read of 2,760 turns 7% faster in-process; bench/README.md "Adding").
+# padding than 64 (bench/README.md "Adding").
 READ_SLICE_ITEMS = 128
 READ_SLICE_CHARACTERS = 200_000

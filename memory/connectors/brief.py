@@ -22,7 +22,8 @@ from .events import CHAT, authors, events, passages_of
 
 HITS = 10
 COVER_TOP = 5  # passages whose words count as covering the question
-# Fitted by bench/recall_enough.py --fit on LoCoMo (categories 1-4 answerable, 5 not); see bench/README.md.
+# Fitted by bench/recall_enough.py --fit on LoCoMo (categories 1-4 answerable, 5 not): bench/README.md
+# "memory_recall's `enough`".
 # Only features whose direction holds on any memory: more of the question covered, by the person it names,
 # more strongly ranked, with facts: more likely answerable. (On LoCoMo a lower vector similarity also fits as
 # "answerable", an artefact of adversarial questions reusing real ones' words; it is left out.)

@@ -49,7 +49,7 @@ class Rule:
     # What a sentence must hold for the pattern to match in it: its verb (group v), looked for first. Most
     # patterns open with the subject's alternation and its lookbehinds, which the regular expression engine
     # tries at every position of every sentence; the verbs are cheap to look for and rarely there, so this
-    # runs the extractor at 2.4 times the speed, with the same facts (bench/README.md "Adding").
+    # spares most sentences every pattern, with the same facts (bench/README.md "Fact extraction").
     needs: re.Pattern | None = None
     ended: bool = False  # the verb always ends the value ("I quit my job")
     dated: bool = True  # the sentence's date starts (or ends) the fact
