@@ -210,7 +210,7 @@ class PassageSentence(models.Model):
 
     class Meta:
         # No vector index: search reads a candidate's sentences by passage_id (its foreign key's index) and
-        # no longer seeks sentences across the memory (bench/README.md "Search latency").
+        # never seeks sentences across the memory, so no write pays for such an index.
         indexes = []
 
 
