@@ -126,7 +126,7 @@ def test_generated_requests_to_each_route_are_answered(schema, seeded, path, met
     assert sum(status != 401 for status in statuses) >= PAST_AUTHENTICATION * len(statuses), statuses
 
 
-# The inputs that once answered 500 (issue 13, item 3), each sent explicitly through the same judge.
+# The inputs that once answered 500, each sent explicitly through the same judge.
 EXPLICIT = [
     ("search", '{"query": "' + "\\ud800" + '"}', {}),
     ("grep", '{"pattern": "\\udfff"}', {}),
