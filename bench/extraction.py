@@ -10,8 +10,9 @@
     that must yield nothing did yield something; and, for matched facts whose gold gives a date, how
     often the extracted date is exactly right.
 
-(2) LoCoMo dev (read in place from /work/shared/bench/locomo-dev/, never copied). There are no gold triples,
-    only observations about each speaker written by a model, each citing the turns it rests on. Two proxies:
+(2) LoCoMo dev (read in place from bench/locomo_data.py's folder, under TWIN_BENCH_DATA; never copied). There
+    are no gold triples, only observations about each speaker written by a model, each citing the turns it
+    rests on. Two proxies:
     - support (a precision proxy): a fact extracted from turn T is supported when an observation citing T,
       about the fact's subject (its speaker, or naming the subject), mentions every content word of the
       value (crude stemming). Observations summarise, so true facts they leave out count as unsupported:
@@ -37,12 +38,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.locomo_data import DATA as LOCOMO  # noqa: E402
 from memory.extraction.attributes import ATTRIBUTES  # noqa: E402
 from memory.extraction.extractor import extract  # noqa: E402
 from memory.extraction.vocabulary import JOB_HEADS, PETS  # noqa: E402
 
 CASES = ROOT / "bench" / "extraction_cases.jsonl"
-LOCOMO = Path("/work/shared/bench/locomo-dev")
 COMMAND = ".venv/bin/python bench/extraction.py"
 
 

@@ -1,9 +1,9 @@
-"""Measures the secret detector (memory/secrets.py): recall per kind, near misses refused, LoCoMo turns refused,
+"""Measures the secret detector (memory/secrets/): recall per kind, near misses refused, LoCoMo turns refused,
 and scanning speed against a baseline measured in the same run.
 
     .venv/bin/python bench/secrets_detector.py            # the tables of bench/README.md, section "Secrets"
     .venv/bin/python bench/secrets_detector.py --errors   # also every miss and every false refusal
-    .venv/bin/python bench/secrets_detector.py --data ../shared/bench/locomo-dev   # from a worktree
+    .venv/bin/python bench/secrets_detector.py --data DIR # the LoCoMo dev folder, if not TWIN_BENCH_DATA's
 
 (1) bench/secrets_cases.jsonl (written by bench/secrets_cases.py): recall per kind, a positive counting only
     when the detector names its kind; and how many near misses it refuses.
@@ -174,7 +174,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, help="the LoCoMo dev folder (default: bench/locomo_data.py's)")
     args = parser.parse_args()
     if args.data:
-        locomo_data.DATA = args.data.resolve()  # a worktree sits one folder deeper than the main checkout
+        locomo_data.DATA = args.data.resolve()
     rows = [json.loads(line) for line in CASES.open()]
     recall(rows, args.errors)
     turns = locomo(args.errors)
