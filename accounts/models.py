@@ -72,7 +72,7 @@ class User(AbstractUser):  # type: ignore[django-manager-missing]  # related: th
 
 
 class SecretPolicy(models.TextChoices):
-    """What memory does with an item holding a secret (a key, a password, a card number: memory/secrets.py)."""
+    """What memory does with an item holding a secret (a key, a password, a card number: memory/secrets/)."""
 
     REFUSE = "refuse", "Refuse the item"  # the default: stored never, not even in part
     REDACT = "redact", "Store it with each secret redacted"  # "[redacted: AWS Access Key]" in its place

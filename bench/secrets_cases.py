@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/secrets_cases.py            # rewrites bench/secrets_cases.jsonl
 
-Positives: for every kind memory/secrets.py names, at least 20 secrets built from the provider's documented
+Positives: for every kind memory/secrets/detect.py names, at least 20 secrets built from the provider's documented
 token format (prefix, length, alphabet) with seeded random bodies, each in a sentence someone might write.
 Near misses: strings a careless detector refuses (UUIDs, SHA-1 and SHA-256 hashes, git commit ids, base64
 image fragments, phone numbers, ISBNs, order and tracking numbers, Luhn-valid numbers without a card

@@ -47,7 +47,7 @@ class RateLimitsForm(forms.Form):
 
 
 class SecretPolicyForm(forms.Form):
-    """What memory does with an item holding a secret (memory/secret_gate.py)."""
+    """What memory does with an item holding a secret (memory/secrets/gate.py)."""
 
     policy = forms.ChoiceField(choices=SecretPolicy.choices, widget=forms.RadioSelect)
 

@@ -1,8 +1,8 @@
 """What one tool call comes to: an answer, a tool error, or a refusal.
 
 `dispatch.call` returns one `Outcome` for every expected end of a call, and each surface turns it into its own
-answer in one place: memory/api.py into the HTTP answer of /v1/memory/<tool>, mcp/protocol.py into the
-JSON-RPC response (for /v1/mcp and the stdio server alike), the console's playground into its page. An
+answer in one place: memory/routes/api.py into the HTTP answer of /v1/memory/<tool>, mcp_server/protocol.py
+into the JSON-RPC response (for /v1/mcp and the stdio server alike), console/playground.py into its page. An
 unexpected exception is not an outcome: it propagates to the surface, which logs it and answers that the tool
 failed (`failure_message`), or lets Django answer 500.
 """

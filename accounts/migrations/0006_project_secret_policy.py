@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     """A project chooses what memory does with an item holding a secret: refuse it (the default) or store it
-    redacted (memory/secret_gate.py)."""
+    redacted (memory/secrets/gate.py)."""
 
     dependencies = [
         ("accounts", "0005_project_rate_limits"),

@@ -1,4 +1,4 @@
-"""Vectors written through memory/half_text.py (the same halfvec columns: no change in the database)."""
+"""Vectors written through memory/model/half_text.py (the same halfvec columns: no change in the database)."""
 
 from django.db import migrations
 

@@ -1,10 +1,10 @@
 """What the writing tools answer, as JSON Schema: the registry gives each to its route's OpenAPI 200
-response (memory/api.py), and the import route takes IMPORT_ANSWER (memory/portability/api.py), so a client
+response (memory/routes/api.py), and the import route takes IMPORT_ANSWER (memory/portability/api.py), so a client
 generated from the schema knows every status an item can come back with. The statuses are defined here
 once; services.py answers with them."""
 
 # An item of memory_add: stored (added, edited, unchanged), or not stored: a duplicate (the item it repeats
-# holds it: memory/duplicates.py) or refused (it holds a secret: memory/secret_gate.py).
+# holds it: memory/duplicates.py) or refused (it holds a secret: memory/secrets/gate.py).
 ADDED, EDITED, UNCHANGED, DUPLICATE, REFUSED = "added", "edited", "unchanged", "duplicate", "refused"
 ITEM_STATUSES = (ADDED, EDITED, UNCHANGED, DUPLICATE, REFUSED)
 

@@ -1,4 +1,4 @@
-"""The secret gate: nothing of a credential pasted into an item is stored (memory/secrets.py finds them).
+"""The secret gate: nothing of a credential pasted into an item is stored (detect.py finds them).
 
 Every write path screens an item here before anything of it is written or looked up: memory_add and import
 (both through services._store) and memory_correct; an import's earlier versions and facts too (screen_record).

@@ -1,7 +1,7 @@
 """Rules of our own for secrets the detect-secrets plugins miss or know only in part: a password given as
 such, a card number, a password in a URL. Each has the plugins' shape (`secret_type`, `analyze_string(text)`
-yielding what it finds), so memory/secrets.py runs them in the same table, and `spans(text)` saying where
-(memory/secret_gate.py redacts there); their patterns are compiled once, at import, and nothing is written
+yielding what it finds), so detect.py runs them in the same table, and `spans(text)` saying where
+(gate.py redacts there); their patterns are compiled once, at import, and nothing is written
 after, so they are safe under threads."""
 
 import re

@@ -1,4 +1,4 @@
-"""The model (memory/embeddings.py, model_file.py): the shipped model with int8 products, and a text's vector
+"""The model (memory/model/embeddings.py, int8_file.py): the shipped model with int8 products, and a text's vector
 does not depend on the texts embedded with it."""
 
 from pathlib import Path

@@ -1,5 +1,5 @@
 """Vectors are written to PostgreSQL as halfvec text through a table of each half's shortest decimal
-(memory/half_text.py): PostgreSQL must read every one of them back as the very same half."""
+(memory/model/half_text.py): PostgreSQL must read every one of them back as the very same half."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""The secret detector (memory/secrets.py) as pure functions: no database, no network."""
+"""The secret detector (memory/secrets/detect.py) as pure functions: no database, no network."""
 
 import json
 from collections import Counter
