@@ -1,8 +1,6 @@
 """API keys: the list (name, access, prefix, created by, created, last used), create (shown once, with a copy
 button, a curl line and MCP client snippets) and revoke with confirmation. Viewers neither see nor make keys."""
 
-from http import HTTPStatus
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
@@ -16,15 +14,15 @@ from accounts.services import api_key_create, api_key_revoke
 from .access import NOT_FOUND, project_for
 from .clients import client_configs, curl_line
 from .forms import KeyForm
+from .forms_flow import project_form_post
 from .security import console_page
 
 
-def _page(request, project, *, form=None, status=HTTPStatus.OK):
+def _page(request, project, *, form=None):
     return render(
         request,
         "console/keys.html",
         {"project": project, "keys": api_keys_of_project(project=project), "form": form or KeyForm()},
-        status=status,
     )
 
 
@@ -40,15 +38,19 @@ def keys(request, slug: str):
 def create(request, slug: str):
     """Mint a key and show it this once: the answer to the POST is the only page that ever holds it (nothing
     keeps it, not even the session), so reloading the list never shows it again."""
-    project = project_for(request, slug, "manage_keys")
-    form = KeyForm(request.POST)
-    if not form.is_valid():
-        return _page(request, project, form=form, status=HTTPStatus.BAD_REQUEST)
+    return project_form_post(
+        request,
+        slug,
+        "manage_keys",
+        KeyForm,
+        act=lambda project, data: _created(request, project, data),
+        page=lambda project, form: _page(request, project, form=form),
+    )
+
+
+def _created(request, project, data: dict):
     key, raw = api_key_create(
-        project=project,
-        access=form.cleaned_data["access"],
-        name=form.cleaned_data["name"].strip(),
-        created_by=request.user,
+        project=project, access=data["access"], name=data["name"].strip(), created_by=request.user
     )
     mcp_url = mcp_resource_url(request)
     base_url = mcp_url.rsplit(MCP_RESOURCE_PATH, 1)[0]

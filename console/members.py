@@ -1,8 +1,6 @@
 """Members and roles: the list (everyone in the project), invitations by email, role changes and removal
 (Owners and Admins; only an Owner touches the Owner role), and the invitation link itself."""
 
-from http import HTTPStatus
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
@@ -32,6 +30,7 @@ from accounts.services import invitation_revoke as revoke_invitation
 
 from .access import NOT_FOUND, project_for
 from .forms import InviteForm, RoleForm
+from .forms_flow import Done, project_form_post
 from .security import console_page
 
 
@@ -40,7 +39,7 @@ def _grantable_roles(actor_role: str) -> list[tuple[str, str]]:
     return [(value, label) for value, label in Role.choices if value != Role.OWNER or can(actor_role, "manage_owners")]
 
 
-def _page(request, project, *, invite_form=None, status=HTTPStatus.OK):
+def _page(request, project, *, invite_form=None):
     actor = project.role
     rows = []
     for membership in members_of_project(project=project):
@@ -54,7 +53,7 @@ def _page(request, project, *, invite_form=None, status=HTTPStatus.OK):
         "invite_form": invite_form or InviteForm(),
         "invitation_days": INVITATION_DAYS,
     }
-    return render(request, "console/members.html", context, status=status)
+    return render(request, "console/members.html", context)
 
 
 @console_page
@@ -69,27 +68,27 @@ def members(request, slug: str):
 @login_required
 def invite(request, slug: str):
     """Invite by email: an invitation link goes out through the email backend."""
-    project = project_for(request, slug, "manage_members")
-    form = InviteForm(request.POST)
-    if form.is_valid():
-        try:
-            invitation, token = invitation_create(
-                project=project,
-                email=form.cleaned_data["email"],
-                role=form.cleaned_data["role"],
-                invited_by=request.user,
-                actor_role=project.role,
-            )
-        except AccountsError as refused:
-            form.add_error("email" if "member" in str(refused) else "role", str(refused))
-        else:
-            link = request.build_absolute_uri(reverse("console:invitation", kwargs={"token": token}))
-            invitation_send(invitation=invitation, link=link)
-            messages.success(
-                request, f"Invited {invitation.email} as {invitation.get_role_display()}: the link is on its way."
-            )
-            return redirect("console:members", slug=project.slug)
-    return _page(request, project, invite_form=form, status=HTTPStatus.BAD_REQUEST)
+    return project_form_post(
+        request,
+        slug,
+        "manage_members",
+        InviteForm,
+        act=lambda project, data: _invite(request, project, data),
+        page=lambda project, form: _page(request, project, invite_form=form),
+        refused_field=lambda refused: "email" if "member" in str(refused) else "role",
+    )
+
+
+def _invite(request, project, data: dict) -> Done:
+    invitation, token = invitation_create(
+        project=project, email=data["email"], role=data["role"], invited_by=request.user, actor_role=project.role
+    )
+    link = request.build_absolute_uri(reverse("console:invitation", kwargs={"token": token}))
+    invitation_send(invitation=invitation, link=link)
+    return Done(
+        f"Invited {invitation.email} as {invitation.get_role_display()}: the link is on its way.",
+        reverse("console:members", kwargs={"slug": project.slug}),
+    )
 
 
 def _member(project, pk: int):

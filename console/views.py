@@ -33,7 +33,7 @@ from accounts.registration import client_host
 from accounts.resource import mcp_resource_url
 from accounts.selectors import membership_of, memberships_of_user
 from accounts.selectors import project_overview as overview_counts
-from accounts.services import AccountsError, project_create, project_set_rate_limits, project_set_secret_policy
+from accounts.services import project_create, project_set_rate_limits, project_set_secret_policy
 from accounts.services import project_delete as delete_project
 from accounts.services import project_rename as rename
 from accounts.signin import sign_in_failed, sign_in_wait
@@ -42,6 +42,7 @@ from memory.selectors import scoped
 from .access import LAST_PROJECT, NOT_FOUND, project_for
 from .clients import client_configs
 from .forms import DeleteProjectForm, ProjectForm, RateLimitsForm, SecretPolicyForm
+from .forms_flow import Done, form_post, project_form_post
 from .security import console_page
 
 SECONDS_PER_MINUTE = 60
@@ -190,17 +191,19 @@ def projects(request):
 @login_required
 def project_new(request):
     """Create a project; its creator is its Owner."""
-    form = ProjectForm(request.POST)
-    if not form.is_valid():
-        return render(
-            request,
-            "console/projects.html",
-            {"memberships": memberships_of_user(user=request.user), "form": form},
-            status=HTTPStatus.BAD_REQUEST,
-        )
-    project = project_create(name=form.cleaned_data["name"].strip(), owner=request.user)
-    messages.success(request, f"Created {project.name}.")
-    return redirect("console:project", slug=project.slug)
+    return form_post(
+        request,
+        ProjectForm,
+        act=lambda data: _created(request, data),
+        page=lambda form: render(
+            request, "console/projects.html", {"memberships": memberships_of_user(user=request.user), "form": form}
+        ),
+    )
+
+
+def _created(request, data: dict) -> Done:
+    project = project_create(name=data["name"].strip(), owner=request.user)
+    return Done(f"Created {project.name}.", reverse("console:project", kwargs={"slug": project.slug}))
 
 
 @console_page
@@ -215,9 +218,7 @@ def project_overview(request, slug: str):
     )
 
 
-def _settings_page(
-    request, project, *, rename_form=None, limits_form=None, secrets_form=None, delete_form=None, status=HTTPStatus.OK
-):
+def _settings_page(request, project, *, rename_form=None, limits_form=None, secrets_form=None, delete_form=None):
     limits = limits_of(project)
     return render(
         request,
@@ -240,8 +241,11 @@ def _settings_page(
             "secrets_form": secrets_form or SecretPolicyForm(initial={"policy": project.secret_policy}),
             "delete_form": delete_form or DeleteProjectForm(),
         },
-        status=status,
     )
+
+
+def _settings_url(project) -> str:
+    return reverse("console:project-settings", kwargs={"slug": project.slug})
 
 
 @console_page
@@ -256,22 +260,24 @@ def project_settings(request, slug: str):
 @login_required
 def project_limits(request, slug: str):
     """Set the project's rate limits; an empty field goes back to the service's default."""
-    project = project_for(request, slug, "manage_limits")
-    form = RateLimitsForm(request.POST)
-    if not form.is_valid():
-        return _settings_page(request, project, limits_form=form, status=HTTPStatus.BAD_REQUEST)
-    project_set_rate_limits(
-        project=project,
-        per_credential=form.cleaned_data["per_credential"],
-        per_end_user=form.cleaned_data["per_end_user"],
-    )
-    limits = limits_of(project)
-    messages.success(
+    return project_form_post(
         request,
+        slug,
+        "manage_limits",
+        RateLimitsForm,
+        act=_set_limits,
+        page=lambda project, form: _settings_page(request, project, limits_form=form),
+    )
+
+
+def _set_limits(project, data: dict) -> Done:
+    project_set_rate_limits(project=project, per_credential=data["per_credential"], per_end_user=data["per_end_user"])
+    limits = limits_of(project)
+    return Done(
         f"Rate limits set: {limits[CREDENTIAL]:,} requests a minute per key or app, "
         f"{limits[END_USER]:,} per key or app and end user.",
+        _settings_url(project),
     )
-    return redirect("console:project-settings", slug=project.slug)
 
 
 @console_page
@@ -279,30 +285,39 @@ def project_limits(request, slug: str):
 @login_required
 def project_secrets(request, slug: str):
     """Refuse items holding a secret (the default), or store them with each secret redacted."""
-    project = project_for(request, slug, "set_secret_policy")
-    form = SecretPolicyForm(request.POST)
-    if not form.is_valid():
-        return _settings_page(request, project, secrets_form=form, status=HTTPStatus.BAD_REQUEST)
-    project_set_secret_policy(project=project, policy=form.cleaned_data["policy"])
-    messages.success(request, f"Items holding a secret: {project.get_secret_policy_display().lower()}.")
-    return redirect("console:project-settings", slug=project.slug)
+    return project_form_post(
+        request,
+        slug,
+        "set_secret_policy",
+        SecretPolicyForm,
+        act=_set_secret_policy,
+        page=lambda project, form: _settings_page(request, project, secrets_form=form),
+    )
+
+
+def _set_secret_policy(project, data: dict) -> Done:
+    project_set_secret_policy(project=project, policy=data["policy"])
+    return Done(f"Items holding a secret: {project.get_secret_policy_display().lower()}.", _settings_url(project))
 
 
 @console_page
 @require_POST
 @login_required
 def project_rename(request, slug: str):
-    project = project_for(request, slug, "rename_project")
-    form = ProjectForm(request.POST)
-    if not form.is_valid():
-        return _settings_page(request, project, rename_form=form, status=HTTPStatus.BAD_REQUEST)
-    try:
-        rename(project=project, name=form.cleaned_data["name"])
-    except AccountsError as refused:
-        form.add_error("name", str(refused))
-        return _settings_page(request, project, rename_form=form, status=HTTPStatus.BAD_REQUEST)
-    messages.success(request, f"Renamed the project to {project.name}.")
-    return redirect("console:project-settings", slug=project.slug)
+    return project_form_post(
+        request,
+        slug,
+        "rename_project",
+        ProjectForm,
+        act=_rename,
+        page=lambda project, form: _settings_page(request, project, rename_form=form),
+        refused_field="name",
+    )
+
+
+def _rename(project, data: dict) -> Done:
+    rename(project=project, name=data["name"])
+    return Done(f"Renamed the project to {project.name}.", _settings_url(project))
 
 
 @console_page
@@ -310,19 +325,22 @@ def project_rename(request, slug: str):
 @login_required
 def project_delete(request, slug: str):
     """Delete the project and everything of it, once its name is typed."""
-    project = project_for(request, slug, "delete_project")
-    form = DeleteProjectForm(request.POST)
-    if form.is_valid():
-        try:
-            with scoped(project.pk):  # its end users' memory goes with it, and row-level security shows it
-                delete_project(project=project, confirmation=form.cleaned_data["confirm"])
-        except AccountsError as refused:
-            form.add_error("confirm", str(refused))
-        else:
-            request.session.pop(LAST_PROJECT, None)
-            messages.success(request, f"Deleted {project.name} and everything in it.")
-            return redirect("console:projects")
-    return _settings_page(request, project, delete_form=form, status=HTTPStatus.BAD_REQUEST)
+    return project_form_post(
+        request,
+        slug,
+        "delete_project",
+        DeleteProjectForm,
+        act=lambda project, data: _delete(request, project, data),
+        page=lambda project, form: _settings_page(request, project, delete_form=form),
+        refused_field="confirm",
+    )
+
+
+def _delete(request, project, data: dict) -> Done:
+    with scoped(project.pk):  # its end users' memory goes with it, and row-level security shows it
+        delete_project(project=project, confirmation=data["confirm"])
+    request.session.pop(LAST_PROJECT, None)
+    return Done(f"Deleted {project.name} and everything in it.", reverse("console:projects"))
 
 
 # --- MCP ------------------------------------------------------------------------------------------------
