@@ -2,6 +2,8 @@
 
 from datetime import UTC, datetime, timedelta
 
+from twin.lines import LINE_BREAKERS as LINE_BREAKERS  # re-exported: memory's schemas and checks read it here
+
 TEXT_MAX = 2_000  # query, pattern, question, task
 NAME_MAX = 512  # names and paths
 DATE_MAX = 40  # an ISO day or time
@@ -15,10 +17,8 @@ ITEM_TEXT_MAX = 100_000
 ITEM_ID_MAX = 512
 ITEM_FIELD_MAX = 512  # author, role, session, title, about
 # A one-line field (an item's id, author, role, session, title, about; an id named to correct, version or
-# forget) holds none of these: Unicode Cc (tab, CR, LF and U+0085 included), the line and paragraph
-# separators, and the bidirectional embeddings, overrides and isolates, which break or reorder the line memory
-# renders it on. A regular-expression class body, read alike by Python and JSON Schema (ECMA-262).
-LINE_BREAKERS = r"\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+# forget) holds none of twin/lines.py's LINE_BREAKERS (control characters, line and paragraph separators,
+# bidirectional controls), which break or reorder the line memory renders it on.
 ONE_LINE = "one line"  # the bound a refusal names
 # A key a caller chose (metadata's, an unknown field's) is named in a refusal or a field path only when it is
 # plainly a name: any other (a line of markdown, a secret, a kilobyte) is named UNNAMED_KEY, never echoed.
