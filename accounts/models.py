@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser, BaseUserManager
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -17,9 +18,14 @@ from oauth2_provider.models import (
     AbstractRefreshToken,
 )
 
+from twin.lines import breaks_line
+
 # An end user is named by the caller's X-Twin-Account value.
 END_USER_ID_PATTERN = re.compile(r"^[A-Za-z0-9_\-.:@]{1,128}$")
 END_USER_ID_MAX = 128
+
+# What an OAuth app's name must be, said after the field's name.
+CLIENT_NAME_ONE_LINE = "must be one line: no control character, line break or bidirectional control."
 
 # A key's or a connection's last use, an end user's last activity: written at most this often (touch).
 LAST_USED_EVERY_SECONDS = 60
@@ -158,6 +164,15 @@ class ApiKey(models.Model):
 # django-oauth-toolkit's models, swapped together so later migrations can give a connection its
 # project, end user and access without touching the toolkit's own tables.
 class OAuthApplication(AbstractApplication):
+    def clean(self):
+        """An app's name is shown on one line (the consent card, Connected apps), so it holds no control
+        character, line break or bidirectional control (twin/lines.py): one that reorders the line could show
+        a name other than the one stored. Checked for every app, registered (DCR) or named by its metadata
+        document (CIMD, which the toolkit cleans before it stores)."""
+        super().clean()
+        if breaks_line(self.name):
+            raise ValidationError({"name": f"The name {CLIENT_NAME_ONE_LINE}"})
+
     class Meta(AbstractApplication.Meta):
         swappable = "OAUTH2_PROVIDER_APPLICATION_MODEL"
 

@@ -8,7 +8,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from oauth2_provider.generators import generate_client_secret
 
-from .models import OAuthApplication
+from twin.lines import breaks_line
+
+from .models import CLIENT_NAME_ONE_LINE, OAuthApplication
 from .scopes import SCOPES
 
 REGISTRATION_BODY_MAX = 16 * 1024  # bytes
@@ -47,17 +49,20 @@ _METADATA_OF_FIELD = {"redirect_uris": "redirect_uris", "name": "client_name"}
 
 
 def redirect_uri_problem(uri) -> str | None:
-    """Why a redirect URI cannot be registered, or None: https, or http on a loopback address (RFC 8252).
-    Said of "it", never quoting the URI."""
+    """Why a redirect URI cannot be registered, or None: https, or http on a loopback address (RFC 8252), one
+    URI with no whitespace in it (an app's URIs are stored space-joined, so a space inside one would make two,
+    the second never checked). Said of "it", never quoting the URI."""
     if not isinstance(uri, str) or not uri:
         return "must be a non-empty string."
     if len(uri) > REDIRECT_URI_MAX:
         return f"is {len(uri)} characters; at most {REDIRECT_URI_MAX}."
-    parts = urlsplit(uri)
+    if breaks_line(uri) or any(c.isspace() for c in uri):
+        return "must be one URI: no whitespace, control character or bidirectional control."
     try:
+        parts = urlsplit(uri)
         _ = parts.port  # parsed when read: a port that is no number, or out of range, raises
     except ValueError:
-        return "has an invalid port."
+        return "is not a URL this server can read (its host or port)."
     if "#" in uri or "@" in parts.netloc:
         return "must have no fragment and no user information."
     if parts.scheme == "https" and parts.hostname:
@@ -116,6 +121,8 @@ def _checked_metadata(metadata) -> dict:
             f"client_name must be a string of at most {CLIENT_NAME_MAX} characters.",
             "client_name",
         )
+    if breaks_line(name):
+        raise RegistrationError("invalid_client_metadata", f"client_name {CLIENT_NAME_ONE_LINE}", "client_name")
     requested = metadata.get("scope")
     served = list(SCOPES)
     scopes = [s for s in requested.split() if s in served] if isinstance(requested, str) else []

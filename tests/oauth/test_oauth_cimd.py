@@ -107,3 +107,17 @@ def test_documents_it_cannot_trust_are_refused(alice, project, documents):
     listed = documents.publish("/listed.json", metadata(f"{origin}/listed.json"))
     response = browser.get(authorize_query({"client_id": listed}, pkce()[1], redirect_uri="https://evil.example/cb"))
     assert response.status_code == 400 and "Location" not in response, "a redirect the document does not list"
+
+
+def test_a_document_naming_its_app_with_a_bidirectional_control_is_refused(alice, project, documents):
+    """An app's name is shown on one line (the card, Connected apps): one holding a bidirectional control
+    (U+202E reverses what follows) could show another name than the one stored, so the document is refused,
+    as a registration holding it is."""
+    browser = logged_in(alice)
+    for index, name in enumerate(("Claude\u202egnp.exe", "Cla\u2066ude", "Claude\nAdmin")):
+        path = f"/named-{index}.json"
+        client_id = documents.publish(path, metadata(documents.origin + path, client_name=name))
+        response = browser.get(authorize_query({"client_id": client_id}, pkce()[1]))
+        assert response.status_code == 400 and "This sign-in cannot continue" in response.text, name
+        assert name not in response.text
+        assert not OAuthApplication.objects.filter(client_id=client_id).exists(), name

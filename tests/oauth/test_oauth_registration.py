@@ -93,6 +93,37 @@ def test_it_refuses_other_redirect_uris(db, uris):
     assert OAuthApplication.objects.count() == 0
 
 
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "https://127.0.0.1/cb http://127.0.0.2:9/cb",  # stored space-joined, it would be two: the second unchecked
+        "https://app.example/cb\thttp://127.0.0.2:9/cb",
+        "https://app.example/cb\u00a0x",
+        "https://app.example/cb\u2003x",
+        "https://app.example/cb\u202ex",
+    ],
+)
+def test_a_redirect_uri_holding_whitespace_is_refused(db, uri):
+    response = register(redirect_uris=[uri])
+    assert response.status_code == 400
+    assert response.json() == {
+        "error": "invalid_redirect_uri",
+        "error_description": "redirect_uris[0] must be one URI: no whitespace, control character or "
+        "bidirectional control.",
+        "field": "redirect_uris[0]",
+    }
+    assert OAuthApplication.objects.count() == 0
+
+
+@pytest.mark.parametrize("name", ["Claude\u202egnp.exe", "Cla\u2066ude\u2069", "Claude\nAdmin", "Claude\x00"])
+def test_a_client_name_that_is_not_one_line_is_refused(db, name):
+    """The name is shown on one line (the card, Connected apps): a bidirectional control could show another."""
+    response = register(client_name=name)
+    assert response.status_code == 400 and response.json()["field"] == "client_name"
+    assert response.json()["error"] == "invalid_client_metadata"
+    assert OAuthApplication.objects.count() == 0
+
+
 def test_it_needs_redirect_uris(db):
     response = register(redirect_uris=None)
     assert response.status_code == 400 and response.json()["error"] == "invalid_redirect_uri"
@@ -202,7 +233,7 @@ MARK = "evil-7f3a"  # in every refused value, so an echo is found wherever it la
         ({"redirect_uris": [REDIRECT_URI, f"http://{MARK}.example/cb"]}, "redirect_uris[1]"),
         ({"redirect_uris": [f"https://{MARK}.example:99999/cb"]}, "redirect_uris[0]"),
         ({"redirect_uris": [f"https://{MARK}.example/cb#frag"]}, "redirect_uris[0]"),
-        ({"redirect_uris": [f"https://{MARK} example/cb"]}, "redirect_uris"),
+        ({"redirect_uris": [f"https://{MARK} example/cb"]}, "redirect_uris[0]"),
         ({"redirect_uris": None}, "redirect_uris"),
         ({"redirect_uris": [7]}, "redirect_uris"),
         ({"grant_types": [MARK]}, "grant_types"),
