@@ -96,6 +96,7 @@ MIDDLEWARE = [
     "twin.middleware.UnavailableMiddleware",  # 503 rather than 500 when busy or a dependency is down
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "twin.malformed.MalformedInputMiddleware",  # a NUL or an unreadable URL: 400 before a session or view reads it
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
