@@ -54,12 +54,24 @@ def _respond(request, body: dict, status: int) -> JsonResponse:
     return response
 
 
+def cache_control(body: dict) -> str | None:
+    """What a result that says how long it may be kept (a list's `ttlMs` and `cacheScope`, 2026-07-28 caching)
+    says in Cache-Control too: "private, max-age=300" for tools/list. None for any other answer, which then
+    says no-store (twin.middleware.NoStoreMiddleware)."""
+    result = body.get("result")
+    if not isinstance(result, dict) or not isinstance(result.get("ttlMs"), int):
+        return None
+    return f"{result.get('cacheScope', protocol.CACHE_SCOPE)}, max-age={result['ttlMs'] // 1000}"
+
+
 def _send(request, reply: protocol.Reply) -> JsonResponse:
     """A dispatch's reply over HTTP, with its status and headers."""
     assert reply.response is not None  # a notification's (no response) is answered 202 before
     response = _respond(request, reply.response, reply.status)
     for name, value in reply.headers.items():
         response[name] = value
+    if kept := cache_control(reply.response):
+        response["Cache-Control"] = kept
     return response
 
 

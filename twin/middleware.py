@@ -1,5 +1,5 @@
-"""Requests refused before anything reads them (a malformed Content-Length, an oversized /v1/ body), and
-requests the service cannot serve now (503, twin/unavailable.py)."""
+"""Requests refused before anything reads them (a malformed Content-Length, an oversized /v1/ body), requests
+the service cannot serve now (503, twin/unavailable.py), and what every /v1/ answer says about caching."""
 
 import logging
 
@@ -11,6 +11,7 @@ from .unavailable import unavailable_from
 
 log = logging.getLogger(__name__)
 
+NO_STORE = "no-store"
 CONTENT_LENGTH_DIGITS_MAX = 18  # an exabyte: longer is no real length, and int() of 4,300+ digits raises
 
 
@@ -22,6 +23,22 @@ def declared_bound(path: str) -> int | None:
     except Resolver404:
         return None
     return getattr(getattr(view, "view_class", view), "body_max_bytes", None)
+
+
+class NoStoreMiddleware:
+    """Every /v1/ answer (results, errors, 401s, 429s, 503s, the export's stream) says Cache-Control: no-store:
+    it holds a person's memory or a credential's answer, which no cache may keep or share. A view that says
+    how long its answer may be kept (an MCP list result, from its ttlMs) keeps its own. Outermost, so the
+    answers of the other middleware (413, 400, 503) say it too."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if request.path.startswith("/v1/") and not response.has_header("Cache-Control"):
+            response["Cache-Control"] = NO_STORE
+        return response
 
 
 class BodyLimitMiddleware:

@@ -92,6 +92,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "twin.middleware.NoStoreMiddleware",  # Cache-Control: no-store on every /v1/ answer, the refusals below too
     "twin.middleware.BodyLimitMiddleware",
     "twin.middleware.UnavailableMiddleware",  # 503 rather than 500 when busy or a dependency is down
     "django.middleware.security.SecurityMiddleware",
