@@ -1,8 +1,8 @@
 """Where the database is, and as whom each process connects to it.
 
-Two roles (DESIGN.md "Tenancy twice"). `twin_app` serves every request, task and command: no superuser, no
-BYPASSRLS, owns nothing, so PostgreSQL's row-level security holds it to the scope memory.selectors.scoped
-sets. `twin_owner` owns every table and is used only where ownership is needed: `migrate`, the test
+Two roles (docs/architecture.md "Tenancy, twice"). `twin_app` serves every request, task and command: no
+superuser, no BYPASSRLS, owns nothing, so PostgreSQL's row-level security holds it to the scope
+memory.scope.scoped sets. `twin_owner` owns every table and is used only where ownership is needed: `migrate`, the test
 database's creation, and a big memory's own index builds (CREATE INDEX CONCURRENTLY). Django sees them as
 two aliases of the same database, DEFAULT (twin_app) and OWNER (twin_owner).
 

@@ -1,4 +1,4 @@
-"""Row-level security on every memory table: the second wall (DESIGN.md "Tenancy twice").
+"""Row-level security on every memory table: the second wall (docs/architecture.md "Tenancy, twice").
 
 A row is visible, and may be written, only when its end user belongs to the project of this transaction's
 scope and, when the scope names an end user, is that one. The scope is two settings that only

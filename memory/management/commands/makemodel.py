@@ -1,4 +1,4 @@
-"""makemodel: make the embedding model's int8 file from the installed package's (memory/model_file.py), once,
+"""makemodel: make the embedding model's int8 file from the installed package's (memory/model/int8_file.py), once,
 before any process needs it (`make setup` runs it), so that processes starting together do not each make it.
 
     python manage.py makemodel
