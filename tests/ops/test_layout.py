@@ -1,12 +1,16 @@
-"""The shape of the code, as DESIGN.md "Code layout inside memory/" and STYLE.md state it: asking never
-imports the background read; no module passes 400 lines nor a function 60; no two modules import each other,
-and the apps depend one way; no import hides inside a function; no SQL row is read by position.
+"""The shape of the code, as CONTRIBUTING.md "The layout rules" states it: asking never imports the background
+read; no module passes 400 lines nor a function 60; no two modules import each other, and the apps depend one
+way; no import hides inside a function; no SQL row is read by position. And the words around it: every module
+is named where a newcomer looks for it (README.md's layout table, docs/architecture.md), and no file speaks of
+how the project was made or cites a document outside it.
 
-The checks read the source (ast), never import it, so each stands alone and takes well under a second."""
+The checks read the source (ast) and the text, never import it, so each stands alone and takes well under a
+second. Each is first shown to catch what it looks for, on a planted fault."""
 
 import ast
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,21 +18,21 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = ("accounts", "memory", "mcp", "console", "twin")
-MODULE_LINES_MAX = 400  # STYLE.md: split a module that passes about 400 lines
-FUNCTION_LINES_MAX = 60  # STYLE.md (issue 11): functions under about 60 lines, the def line to the last
-# STYLE.md: accounts <- memory <- {mcp, console}. What each app may import of the others (twin, the wiring and
+APPS = ("accounts", "memory", "mcp_server", "console", "twin")
+MODULE_LINES_MAX = 400  # a module that passes it holds two subjects: split it
+FUNCTION_LINES_MAX = 60  # functions under about 60 lines, the def line to the last, so each reads at a glance
+# accounts <- memory <- {mcp_server, console}. What each app may import of the others (twin, the wiring and
 # the process's infrastructure, sits apart: its urls import every app, and every app may use its helpers).
 MAY_IMPORT = {
     "accounts": {"twin"},
     "memory": {"accounts", "twin"},
-    "mcp": {"accounts", "memory", "twin"},
+    "mcp_server": {"accounts", "memory", "twin"},
     "console": {"accounts", "memory", "twin"},
 }
 # Function-local imports allowed besides AppConfig.ready (where Django wants signal receivers and schema
 # extensions imported), each with why: none today.
 LOCAL_IMPORTS_ALLOWED: dict[tuple[str, str], str] = {
-    ("memory.model.int8_file", "quantize"): "onnx takes 0.7 s to import, and only the making of the model file, once "
+    ("memory.model.int8_file", "quantize"): "onnx is slow to import, and only the making of the model file, once "
     "a machine, needs it: not every process that starts",
 }
 FETCHES = {"fetchone", "fetchall", "fetchmany"}
@@ -263,7 +267,7 @@ def test_the_apps_depend_one_way():
             and other not in MAY_IMPORT[app]
         }
     )
-    assert wrong == [], f"imports against accounts <- memory <- {{mcp, console}}: {wrong}"
+    assert wrong == [], f"imports against accounts <- memory <- {{mcp_server, console}}: {wrong}"
 
 
 def test_no_function_passes_60_lines():
@@ -322,3 +326,152 @@ def test_the_checks_catch_what_they_look_for(check, expected):
 def test_the_cycle_check_catches_a_loop():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e2"}, "e2": set()}
     assert import_cycles(graph) == [["a", "b", "c"]]
+
+
+# ---- the words around the code -------------------------------------------------------------------------------
+
+# How the project was made is the git log's to tell, and a document outside the project is one a reader of it
+# does not have. Each pattern is written so this file does not match it.
+MAKING = re.compile(
+    r"\bsession\s+[0-9]+\b|\(issue\s+[0-9]+\)|\bissue\s+#?[0-9]+\b|\bDESIGN\.md\b|\bSTYLE\.md\b", re.IGNORECASE
+)
+OUTSIDE = "../" + "shared"
+# The one outside place the project names: the bench data's default folder, where bench/ and the docs of its
+# setting (TWIN_BENCH_DATA) say so.
+BENCH_DATA_DEFAULT = OUTSIDE + "/bench"
+BENCH_DATA_DOCS = ("bench/", "CONTRIBUTING.md")
+LAYOUT_SECTION = "## How the code is laid out"
+
+
+def _tracked_texts() -> dict[str, str]:
+    """Every tracked text file of the project by path, but the conformance suite's installed packages and npm's
+    lock file (not ours to word)."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    texts = {}
+    for name in listed.decode().split("\0"):
+        path = ROOT / name
+        if not name or "node_modules/" in name or path.name == "package-lock.json" or not path.is_file():
+            continue
+        data = path.read_bytes()
+        try:
+            texts[name] = "" if b"\0" in data else data.decode()
+        except UnicodeDecodeError:  # not text
+            continue
+    return texts
+
+
+def words_of_making(texts: dict[str, str]) -> list[str]:
+    """path:line of each place that speaks of how the project was made (a working session's or an issue's
+    number, design notes kept outside it) or cites a document outside it, but the bench data's default."""
+    found = []
+    for name, text in texts.items():
+        may_name_data = name.startswith(BENCH_DATA_DOCS) and "TWIN_BENCH_DATA" in text
+        lines = {text.count("\n", 0, match.start()) + 1 for match in MAKING.finditer(text)}
+        for number, line in enumerate(text.splitlines(), 1):
+            if OUTSIDE in (line.replace(BENCH_DATA_DEFAULT, "") if may_name_data else line):
+                lines.add(number)
+        found += [f"{name}:{number}" for number in sorted(lines)]
+    return found
+
+
+def _named(text: str, name: str) -> bool:
+    """`name` (a path or a file name) written whole in `text`, not as the tail of a longer path."""
+    return re.search(rf"(?<![\w/.]){re.escape(name)}(?!\w)", text) is not None
+
+
+def unnamed_modules(modules: list[str], readme: str, architecture: str) -> list[str]:
+    """The modules (paths) named neither by their path, in README.md's layout section or docs/architecture.md,
+    nor inside a row of README.md's layout table by their path from the row's folder (`pipeline.py` in the
+    row of `memory/read/`)."""
+    section = readme.split(LAYOUT_SECTION, 1)[-1].split("\n## ", 1)[0] if LAYOUT_SECTION in readme else ""
+    rows = [
+        (re.findall(r"`([\w/]+/)`", line.split("|")[1]), line)
+        for line in section.splitlines()
+        if line.startswith("|") and not line.startswith("|---")
+    ]
+    return [
+        module
+        for module in modules
+        if not _named(section, module)
+        and not _named(architecture, module)
+        and not any(
+            module.startswith(folder) and _named(line, module[len(folder) :])
+            for folders, line in rows
+            for folder in folders
+        )
+    ]
+
+
+def test_no_file_speaks_of_how_it_was_made():
+    texts = _tracked_texts()
+    assert "README.md" in texts and "memory/tools.py" in texts
+    found = words_of_making(texts)
+    assert found == [], f"say it without the session, the issue or the outside document: {found}"
+
+
+def test_every_module_is_named_in_the_layout_docs():
+    modules = sorted(
+        str(path.relative_to(ROOT))
+        for app in APPS
+        for path in (ROOT / app).rglob("*.py")
+        if "migrations" not in path.parts and path.name != "__init__.py"
+    )
+    assert len(modules) > len(APPS)
+    readme = (ROOT / "README.md").read_text()
+    architecture = (ROOT / "docs" / "architecture.md").read_text()
+    missing = unnamed_modules(modules, readme, architecture)
+    assert missing == [], f"name these in README.md's layout table or docs/architecture.md: {missing}"
+
+
+def test_the_words_check_catches_what_it_looks_for():
+    planted = {
+        "memory/a.py": "x = 1\n# measured in ses" + "sion 14, see the notes\n",
+        "memory/b.py": '"""As measured in ses' + 'sion\n9."""\n',  # broken over two lines
+        "tests/c.py": "# the inputs of (iss" + "ue 13, item 3)\n",
+        "docs/d.md": "See " + "DESIGN" + ".md and Style" + ".md.\n",
+        "docs/e.md": "Read " + OUTSIDE + "/notes.md.\n",
+        "bench/f.py": 'DATA = "' + BENCH_DATA_DEFAULT + '"\n',  # the default, but no setting named
+        "bench/g.py": "# TWIN_BENCH_DATA, by default " + BENCH_DATA_DEFAULT + "\nx = '" + OUTSIDE + "/other'\n",
+        "memory/h.py": "# one session, 4 items; an issue with 2 fields; sessions 3\n",
+    }
+    assert words_of_making(planted) == [
+        "memory/a.py:2",
+        "memory/b.py:1",
+        "tests/c.py:1",
+        "docs/d.md:1",
+        "docs/e.md:1",
+        "bench/f.py:1",
+        "bench/g.py:2",
+    ]
+
+
+def test_the_layout_check_catches_an_unnamed_module():
+    readme = (
+        "Intro, naming memory/query/browse.py.\n\n" + LAYOUT_SECTION + "\n\n| folder | what |\n|---|---|\n"
+        "| `memory/read/` | `pipeline.py`, and `cutting.py` |\n"
+        "| `memory/` (top) | `tools.py`, `read/stats.py` |\n"
+        "| `memory/connectors/`, `memory/sample/` | `generate.py` |\n\n"
+        "`memory/query/search.py` answers.\n\n## Configuration\n\n`memory/query/history.py`\n"
+    )
+    modules = [
+        "memory/read/pipeline.py",
+        "memory/read/cutting.py",
+        "memory/tools.py",
+        "memory/read/stats.py",
+        "memory/sample/generate.py",
+        "memory/query/search.py",
+        "memory/query/retrieval.py",  # named in docs/architecture.md
+        "memory/query/browse.py",  # named, but outside the layout section
+        "memory/query/history.py",  # named, but in another section
+        "memory/pipeline.py",  # its name is in another folder's row
+        "memory/read/tools.py",  # the same
+        "memory/read/line.py",  # a name only the tail of another's (`pipeline.py`)
+    ]
+    architecture = "Ranking: `memory/query/retrieval.py`."
+    assert unnamed_modules(modules, readme, architecture) == [
+        "memory/query/browse.py",
+        "memory/query/history.py",
+        "memory/pipeline.py",
+        "memory/read/tools.py",
+        "memory/read/line.py",
+    ]
