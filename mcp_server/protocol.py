@@ -248,6 +248,11 @@ def dispatch(session: Session, message, headers=None) -> Reply:
             error.status or HTTPStatus.BAD_REQUEST,
         )
     if is_notification(message):
+        try:
+            if modern and headers is not None:  # checked as a request is, so no gateway routes it on a lie
+                eras.modern_era(message, headers)
+        except RpcError as error:  # answered over HTTP only (a 400 whose error has no id); stdio answers nothing
+            return Reply(error_response(None, error.code, error.message, error.data), error.status)
         return Reply(None)
     request_id = message["id"]
     try:

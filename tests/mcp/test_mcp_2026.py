@@ -288,3 +288,16 @@ def test_the_sdk_speaks_2026_07_28_to_the_stdio_server(api, project, tmp_path):
     found, refused = seen["calls"]
     assert found["isError"] is False and json.loads(found["text"])["found"] == 1
     assert refused["isError"] is True and json.loads(refused["text"])["field"] == "limit"
+
+
+def test_a_notification_is_checked_as_a_request_is(api):
+    """A 2026-07-28 notification is refused (400, an error with no id) when its Mcp-Method header disagrees
+    with its body or its _meta is missing, as a request is: a gateway routing on the header never passes one
+    that the server then reads as something else. A notification that agrees is accepted, answered nothing."""
+    lying = modern(api, "notifications/cancelled", request_id=None, **{"Mcp-Method": "tools/call"})
+    body = error_of(lying, 400, -32020)
+    assert body["id"] is None and body["error"]["data"] == {"header": "Mcp-Method"}
+    error_of(modern(api, "notifications/cancelled", request_id=None, meta=None), 400, -32602)
+    error_of(modern(api, "notifications/cancelled", request_id=None, **{"MCP-Protocol-Version": None}), 400, -32020)
+    agreeing = modern(api, "notifications/cancelled", request_id=None)
+    assert agreeing.status_code == 202 and agreeing.content == b""
