@@ -1,9 +1,10 @@
 """MCP over JSON-RPC 2.0: the methods, the envelope of each era, and the dispatch shared by /v1/mcp and the
 stdio server.
 
-The server side is written here, not taken from the SDK: this app's name shadows the SDK's, and JSON-RPC
-over HTTP or stdio is small. One dispatch and one method table serve both eras (era.py decides which a
-request speaks, before it is routed); only the envelope differs. Tools come from memory.tools, so no tool or
+The server side is written here, not taken from the SDK: JSON-RPC over HTTP or stdio is small, and each
+answer's status, headers and envelope are then ours to hold to the wire document. One dispatch and one
+method table serve both eras (era.py decides which a request speaks, before it is routed); only the envelope
+differs. Tools come from memory.tools, so no tool or
 bound is defined twice, and a tool call's outcome becomes JSON-RPC in one place, `tool_reply`.
 """
 
