@@ -4,8 +4,8 @@ stdio server.
 The server side is written here, not taken from the SDK: JSON-RPC over HTTP or stdio is small, and each
 answer's status, headers and envelope are then ours to hold to the wire document. One dispatch and one
 method table serve both eras (era.py decides which a request speaks, before it is routed); only the envelope
-differs. Tools come from memory.tools, so no tool or
-bound is defined twice, and a tool call's outcome becomes JSON-RPC in one place, `tool_reply`.
+differs. Tools come from memory.tools, so no tool or bound is defined twice, and a tool call's outcome
+becomes JSON-RPC in one place, `tool_reply`.
 """
 
 import logging
