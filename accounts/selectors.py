@@ -41,10 +41,6 @@ def membership_of_project(*, project: Project, pk: int) -> Membership | None:
     return Membership.objects.filter(project=project, pk=pk).select_related("user").first()
 
 
-def owner_count(*, project: Project) -> int:
-    return Membership.objects.filter(project=project, role=Role.OWNER).count()
-
-
 def invitations_open(*, project: Project) -> QuerySet[Invitation]:
     """Invitations not yet accepted, revoked or expired, newest first."""
     return (
@@ -120,7 +116,3 @@ def project_overview(*, project: Project) -> dict:
             project=project, last_active_at__gte=timezone.now() - timedelta(days=ACTIVE_DAYS)
         ).count(),
     }
-
-
-def user_by_email(*, email: str) -> User | None:
-    return User.objects.filter(email=email.strip().lower()).first()
