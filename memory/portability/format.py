@@ -177,7 +177,9 @@ LINE_SCHEMA = {
     "additionalProperties": False,
 }
 
-_ADD = tools.BY_NAME["memory_add"]
+# memory_add's schema, built once: validation compiles each schema object it meets, so a schema built anew
+# for every line would be compiled anew for every line.
+_ADD_SCHEMA = tools.BY_NAME["memory_add"].input_schema
 _AS_ADDED = "items[0]"  # where memory_add's validation names the one item it is given
 
 
@@ -231,7 +233,7 @@ def check_line(data, number: int) -> ImportLine:
     except InvalidArguments as refusal:
         raise _refused(number, refusal) from None
     try:
-        item = validate(_ADD.input_schema, {"items": [data["item"]]})["items"][0]
+        item = validate(_ADD_SCHEMA, {"items": [data["item"]]})["items"][0]
     except InvalidArguments as refusal:
         raise _refused(number, refusal, prefix="item") from None
     if "id" not in item:
