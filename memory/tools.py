@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from accounts.auth import Context
-from memory.routes import answers
+from memory.routes import answers, read_answers
 
 from . import services
 from .connectors import how_they_work, lessons, recall
@@ -92,6 +92,7 @@ TOOLS: list[Tool] = [
         },
         required=("query",),
         run=search.memory_search,
+        answer_schema=read_answers.SEARCH_ANSWER,
     ),
     Tool(
         name="memory_grep",
@@ -105,6 +106,7 @@ TOOLS: list[Tool] = [
         },
         required=("pattern",),
         run=browse.memory_grep,
+        answer_schema=read_answers.GREP_ANSWER,
     ),
     Tool(
         name="memory_read",
@@ -114,6 +116,7 @@ TOOLS: list[Tool] = [
         properties={"path": text("A path a result gave you, such as a hit's path.", NAME_MAX)},
         required=("path",),
         run=browse.memory_read,
+        answer_schema=read_answers.READ_ANSWER,
     ),
     Tool(
         name="memory_ls",
@@ -122,6 +125,7 @@ TOOLS: list[Tool] = [
         "end in /. Makes no model call. Same as /v1/memory/ls.",
         properties={"path": {**text('The directory. Default "", the top.', NAME_MAX, 0), "default": ""}},
         run=browse.memory_ls,
+        answer_schema=read_answers.LS_ANSWER,
     ),
     Tool(
         name="memory_around",
@@ -136,6 +140,7 @@ TOOLS: list[Tool] = [
         },
         required=("passage_id",),
         run=browse.memory_around,
+        answer_schema=read_answers.AROUND_ANSWER,
     ),
     Tool(
         name="memory_history",
@@ -150,6 +155,7 @@ TOOLS: list[Tool] = [
         },
         required=("subject",),
         run=history.memory_history,
+        answer_schema=read_answers.HISTORY_ANSWER,
     ),
     Tool(
         name="memory_latest",
@@ -172,6 +178,7 @@ TOOLS: list[Tool] = [
             "before": date_schema("Only passages from before this day."),
         },
         run=browse.memory_latest,
+        answer_schema=read_answers.LATEST_ANSWER,
     ),
     Tool(
         name="memory_overview",
@@ -180,6 +187,7 @@ TOOLS: list[Tool] = [
         "model that has never looked should make. Makes no model call. Same as /v1/memory/overview.",
         properties={},
         run=browse.memory_overview,
+        answer_schema=read_answers.OVERVIEW_ANSWER,
     ),
     # The local stdio server's four tools for connector data (no HTTP route; /v1/mcp never lists them).
     Tool(
@@ -315,6 +323,7 @@ TOOLS: list[Tool] = [
         required=("id",),
         mcp=False,
         run=services.memory_versions,
+        answer_schema=read_answers.VERSIONS_ANSWER,
     ),
 ]
 
