@@ -48,6 +48,7 @@ urlpatterns = [
     path(f"{P}/end-users/<str:account>/forget", end_users.forget, name="end-user-forget"),
     path(f"{P}/end-users/<str:account>/export", portability.export, name="end-user-export"),
     path(f"{P}/end-users/<str:account>/import", portability.import_, name="end-user-import"),
+    path(f"{P}/end-users/<str:account>/import/<str:job>", portability.import_job, name="end-user-import-job"),
     # MCP, usage, playground.
     path(f"{P}/mcp", views.project_mcp, name="project-mcp"),
     path(f"{P}/mcp/<int:pk>/disconnect", views.project_mcp_disconnect, name="project-mcp-disconnect"),

@@ -8,7 +8,7 @@ from django.db.models import Q
 from django.db.models.functions import Length
 from django.utils import timezone
 
-from accounts.models import EndUser
+from accounts.models import END_USER_ID_MAX, EndUser
 from memory.model.embeddings import DIMENSIONS, MODEL_ID
 from memory.model.half_text import HalfVectors
 
@@ -323,3 +323,47 @@ class RecentError(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["project", "-at"], name="recent_error_latest")]
+
+
+_RUNNING_IMPORT = ("queued", "checking", "storing")  # an import's states until it ends
+
+
+class ImportJob(models.Model):
+    """One import of an export file into one end user's memory (memory/portability/jobs.py): its state, its
+    counts as it goes, and its answer. A project runs one import at a time (one_running_import).
+
+    The end user is kept as the caller named them (`account`), not by key: the import makes a new one only
+    when it stores, and a refused or undone import leaves none behind, while its job stays to say why."""
+
+    QUEUED, CHECKING, STORING = _RUNNING_IMPORT
+    DONE, REFUSED, FAILED = "done", "refused", "failed"
+    RUNNING = _RUNNING_IMPORT
+
+    project = models.ForeignKey("accounts.Project", on_delete=models.CASCADE, related_name="+")
+    public_id = models.CharField(max_length=32, unique=True)  # the id a client is given: random, not counted
+    account = models.CharField(max_length=END_USER_ID_MAX)
+    made_end_user = models.BooleanField(default=False)  # the import made the end user: an undo erases them
+    # Whose import it is on the Usage page, counted when it ends: the surface, and the key or connection.
+    surface = models.CharField(max_length=16)
+    api_key = models.ForeignKey("accounts.ApiKey", null=True, on_delete=models.SET_NULL, related_name="+")
+    connection = models.ForeignKey("accounts.Connection", null=True, on_delete=models.SET_NULL, related_name="+")
+    state = models.CharField(max_length=8, default=QUEUED)
+    file = models.CharField(max_length=1024)  # the spooled file's path: deleted when the job ends
+    items = models.IntegerField(null=True)  # item lines, once every line is checked
+    checked = models.IntegerField(default=0)  # lines checked so far
+    stored = models.IntegerField(default=0)  # item lines stored so far
+    # The items this job added, by key, batch by batch in each batch's transaction: what an undo erases.
+    # Emptied when the job ends.
+    added = ArrayField(models.BigIntegerField(), default=list)
+    answer = models.JSONField(null=True)  # done: the import's answer; refused or failed: the error's body
+    status = models.IntegerField(null=True)  # the HTTP status that answer is given with
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True)
+    finished_at = models.DateTimeField(null=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project"], condition=Q(state__in=_RUNNING_IMPORT), name="one_running_import"
+            )
+        ]

@@ -167,3 +167,48 @@ IMPORT_ANSWER = {
         "message",
     ],
 }
+
+# What an import's refusal adds to the error's shape: every bad line found, not only the first.
+IMPORT_REFUSED_LINES = {
+    "type": "array",
+    "description": "A file refused for its lines: each bad line by its number, its field, the message and the "
+    "bound (the first 100; the first is also named at the top).",
+    "items": {
+        "type": "object",
+        "properties": {
+            "line": {"type": "integer", "minimum": 1},
+            "field": {"type": "string"},
+            "message": {"type": "string"},
+            "bound": {"description": "The bound that was passed, when there is one."},
+        },
+        "required": ["line", "field", "message"],
+    },
+}
+IMPORT_JOB_STATES = ("queued", "checking", "storing", "done", "refused", "failed")
+IMPORT_JOB = {
+    "type": "object",
+    "properties": {
+        "job": {"type": "string", "description": "The job's id."},
+        "state": {
+            "type": "string",
+            "enum": list(IMPORT_JOB_STATES),
+            "description": "queued (waiting for the import's worker), checking (the first pass: every line), "
+            "storing (the second), then done, refused (by the first pass: nothing stored) or failed (on the "
+            "server's side: what it had stored was undone).",
+        },
+        "url": {"type": "string", "description": "Where to ask for its state: GET /v1/memory/import/<job>."},
+        "items": {**_COUNT, "nullable": True, "description": "The file's item lines, once all are checked."},
+        "checked": {**_COUNT, "description": "Lines checked so far."},
+        "stored": {**_COUNT, "description": "Item lines stored so far."},
+        "created_at": {"type": "string"},
+        "finished_at": {"type": "string", "nullable": True},
+        "answer": {**IMPORT_ANSWER, "description": "Once done: the import's answer."},
+        "error": {
+            "type": "object",
+            "description": "Once refused or failed: the error the import answered, with `lines` for a file "
+            "refused for its lines.",
+        },
+        "message": {"type": "string"},
+    },
+    "required": ["job", "state", "url", "items", "checked", "stored", "created_at", "finished_at"],
+}

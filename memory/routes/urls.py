@@ -1,6 +1,6 @@
 from django.urls import path
 
-from ..portability.api import ExportView, ImportView
+from ..portability.api import ExportView, ImportJobView, ImportView
 from ..tools import TOOLS
 from .api import tool_view
 
@@ -13,4 +13,5 @@ urlpatterns = [
 urlpatterns += [
     path("v1/memory/export", ExportView.as_view(), name="memory-export"),
     path("v1/memory/import", ImportView.as_view(), name="memory-import"),
+    path("v1/memory/import/<str:job>", ImportJobView.as_view(), name="memory-import-job"),
 ]

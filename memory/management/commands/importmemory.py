@@ -3,20 +3,22 @@
     python manage.py importmemory PROJECT ACCOUNT FILE
 
 PROJECT is the project's slug, ACCOUNT the end user (created if new), FILE an export, plain or gzipped. The
-same import as POST /v1/memory/import: every line checked first (a bad line is named, nothing stored), then
-stored IMPORT_BATCH items to a transaction, with a progress bar on standard error. The background read
-(a worker) then rebuilds passages and the index; memory_overview's unread_items counts what it has left.
+same import as POST /v1/memory/import, as a job of the project's (one import of a project at a time), run in
+this process: every line checked first (bad lines are named, nothing stored), then stored IMPORT_BATCH items
+to a transaction, with its progress on standard error; a failure is undone. The background read (a worker)
+then rebuilds passages and the index; memory_overview's unread_items counts what it has left.
 """
+
+from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from accounts.auth import parse_account
+from accounts.auth import Context, parse_account
 from accounts.errors import ApiError
-from accounts.models import Project
-from accounts.services import end_user_get_or_create
+from accounts.models import Access, Project
 from memory.management.progress import bar
-from memory.portability import imports
-from memory.selectors import Memory
+from memory.models import ImportJob
+from memory.portability.jobs import COMMAND, import_job_create, import_job_run
 
 
 class Command(BaseCommand):
@@ -27,8 +29,11 @@ class Command(BaseCommand):
         parser.add_argument("account", help="The end user (the X-Twin-Account value); created if new")
         parser.add_argument("file", help="An export file, plain or gzipped")
 
-    def _progress(self, done: int, total: int) -> None:
-        self.stderr.write(bar(done, total, "stored"), ending="")
+    def _progress(self, job: ImportJob) -> None:
+        if job.state == ImportJob.STORING:
+            self.stderr.write(bar(job.stored, job.items or 0, "stored"), ending="")
+        else:
+            self.stderr.write(f"\r{job.checked:,} lines checked", ending="")
 
     def handle(self, *args, project, account, file, **options):
         found = Project.objects.filter(slug=project).first()
@@ -38,18 +43,24 @@ class Command(BaseCommand):
             account = parse_account(account)
         except ApiError as refused:
             raise CommandError(refused.message) from None
-        self.stderr.write("Checking every line...")
+        path = Path(file).resolve()
         try:
-            with open(file, "rb") as opened:
-                size = imports.check_file(opened, project_id=found.pk)
-                memory = Memory(end_user_get_or_create(project=found, external_id=account))
-                answer = imports.store_file(memory=memory, file=opened, size=size, progress=self._progress)
-        except ApiError as refused:
-            raise CommandError(f"Nothing was imported: {refused.message}.") from None
+            path.open("rb").close()
         except OSError as unreadable:
             raise CommandError(f"Cannot read {file}: {unreadable.strerror}.") from None
-        statuses = ", ".join(f"{n:,} {status}" for status, n in sorted(answer["statuses"].items())) or "none"
+        self.stderr.write("Checking every line...")
+        try:
+            job = import_job_create(
+                context=Context(project=found, account=account, access=Access.WRITE), file=str(path), surface=COMMAND
+            )
+        except ApiError as refused:
+            raise CommandError(f"Nothing was imported: {refused.message}") from None
+        job = import_job_run(found.pk, job.pk, progress=self._progress)
         self.stderr.write("")
+        if job is None or job.state != ImportJob.DONE:
+            raise CommandError(f"Nothing was imported: {job.answer['message'] if job else 'it did not run'}")
+        answer = job.answer
+        statuses = ", ".join(f"{n:,} {status}" for status, n in sorted(answer["statuses"].items())) or "none"
         self.stdout.write(
             f"Imported {answer['items']:,} items into {account!r} of project {project} ({statuses}), "
             f"with {answer['versions']:,} earlier versions and {answer['facts']:,} facts; "
