@@ -94,11 +94,16 @@ model: $(VENV)/.installed
 # where the kernel groups sessions (README "Sizing"); Ctrl-C stops it by its pid, as it is outside this shell's
 # process group. Sizes (web workers and threads, pool, worker children) come from the environment
 # (twin/capacity.py, README "Sizing"); checkconnections refuses to start what the database could not serve.
+# Imports run on a worker of their own (memory/portability/jobs.py): one process, one import at a time, at the same
+# niceness as the read's; IMPORT_WORKERS in twin/capacity.py counts its connection.
+IMPORT_QUEUE ?= $${TWIN_QUEUE:-twin}-import
 run: setup
 	@$(PY) manage.py checkconnections
 	@$(PY) manage.py demo --port $(PORT)
 	@TWIN_PROCESS=worker setsid $(VENV)/bin/celery -A twin worker -B --loglevel=info --schedule var/celerybeat-schedule & \
-	worker=$$!; trap 'kill $$worker; kill 0' INT TERM; \
+	worker=$$!; \
+	TWIN_PROCESS=worker setsid $(VENV)/bin/celery -A twin worker -P solo -Q $(IMPORT_QUEUE) -n import@%h --loglevel=info & \
+	importer=$$!; trap 'kill $$worker $$importer; kill 0' INT TERM; \
 	TWIN_PROCESS=web HOST=$(HOST) PORT=$(PORT) $(VENV)/bin/gunicorn -c gunicorn.conf.py & \
 	wait
 

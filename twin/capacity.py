@@ -42,6 +42,10 @@ DB_STATEMENT_TIMEOUT_MS = env_int("DB_STATEMENT_TIMEOUT_MS", 5000)
 WORKER_CONCURRENCY = env_int("WORKER_CONCURRENCY", 2)
 CONNECTIONS_PER_WORKER_CHILD = 2
 BEAT_CONNECTIONS = 1  # `celery worker -B`: the beat, counted though its file scheduler needs none today
+# Imports: worker processes of their own on the import's queue (memory/portability/jobs.py), one import at a
+# time each on one connection (`make run` starts one).
+IMPORT_WORKERS = env_int("IMPORT_WORKERS", 1)
+CONNECTIONS_PER_IMPORT_WORKER = 1
 COMMAND_CONNECTIONS = env_int("COMMAND_CONNECTIONS", 3)  # manage.py commands an operator runs alongside
 # Connections kept free below the server's max_connections (beside its superuser-reserved ones): psql for an
 # operator, a migration, a monitoring probe.
@@ -55,11 +59,12 @@ class ConnectionBudget:
     web: int
     workers: int
     beat: int
+    imports: int
     commands: int
 
     @property
     def total(self) -> int:
-        return self.web + self.workers + self.beat + self.commands
+        return self.web + self.workers + self.beat + self.imports + self.commands
 
     def lines(self) -> list[str]:
         """The sum, part by part, as `checkconnections` prints it."""
@@ -67,17 +72,20 @@ class ConnectionBudget:
             f"web: {WEB_WORKERS} workers x pool of {DB_POOL_MAX} = {self.web}",
             f"workers: {WORKER_CONCURRENCY} children x {CONNECTIONS_PER_WORKER_CHILD} = {self.workers}",
             f"beat: {self.beat}",
+            f"imports: {IMPORT_WORKERS} workers x {CONNECTIONS_PER_IMPORT_WORKER} = {self.imports}",
             f"commands: {self.commands}",
             f"total: {self.total}",
         ]
 
 
 def connection_budget() -> ConnectionBudget:
-    """What this configuration (web workers x pool max + worker children + beat + commands) can open."""
+    """What this configuration (web workers x pool max + worker children + beat + import workers + commands)
+    can open."""
     return ConnectionBudget(
         web=WEB_WORKERS * DB_POOL_MAX,
         workers=WORKER_CONCURRENCY * CONNECTIONS_PER_WORKER_CHILD,
         beat=BEAT_CONNECTIONS,
+        imports=IMPORT_WORKERS * CONNECTIONS_PER_IMPORT_WORKER,
         commands=COMMAND_CONNECTIONS,
     )
 

@@ -26,13 +26,14 @@ def test_checkconnections_adds_up_the_defaults_and_lets_them_start(db):
     out = io.StringIO()
     call_command("checkconnections", stdout=out)
     assert "web: 2 workers x pool of 4 = 8" in out.getvalue()
-    assert "16 connections at most" in out.getvalue()
+    assert "imports: 1 workers x 1 = 1" in out.getvalue(), "the import's worker counts too"
+    assert "17 connections at most" in out.getvalue()
 
 
 def test_checkconnections_refuses_more_than_the_server_takes(db):
     done = run(sys.executable, "manage.py", "checkconnections", WEB_WORKERS="40", DB_POOL_MAX="10")
     assert done.returncode == 1
-    assert "408 connections at most" in done.stderr and "WEB_WORKERS" in done.stderr
+    assert "409 connections at most" in done.stderr and "WEB_WORKERS" in done.stderr
 
 
 def test_gunicorn_takes_its_workers_threads_and_address_from_the_environment():

@@ -4,7 +4,7 @@ takes (`make run` runs it before starting anything).
     python manage.py checkconnections
 
 Adds up what every process of this machine's configuration can open (twin/capacity.py: web workers x pool
-max, worker children, beat, commands) and compares it with the server's max_connections less its
+max, worker children, beat, import workers, commands) and compares it with the server's max_connections less its
 reserved connections and a margin. Exits 1, saying what to change, when it does not fit: otherwise the
 server would answer "too many clients" under load. Web and workers on other machines against the same
 database add their own sums (README "Sizing").
@@ -41,7 +41,7 @@ class Command(BaseCommand):
         )
         if budget.total > room:
             raise CommandError(
-                f"{summary} Lower WEB_WORKERS, DB_POOL_MAX or WORKER_CONCURRENCY, or raise the "
+                f"{summary} Lower WEB_WORKERS, DB_POOL_MAX, WORKER_CONCURRENCY or IMPORT_WORKERS, or raise the "
                 'server\'s max_connections (README "Sizing").'
             )
         self.stdout.write(f"Database connections: {summary}")
