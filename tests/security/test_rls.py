@@ -61,10 +61,14 @@ def visible(model, project_id=None, end_user_id=None) -> set[int]:
         return {row["id"] for row in rows(cursor, sql)}
 
 
+# A refused import: its job's row stays, nothing of the file is stored.
+IMPORT_FILE = b'{"format": "twin-memory-export", "version": 1, "items": 1}\n{"item": {"id": "no-text"}}\n'
+
+
 def fill(api):
     """Rows in every memory table for the api's end user: items, an edit (a version), a passage long enough
-    for its sentences to get vectors of their own, facts, statistics, the written index, and usage with an
-    error."""
+    for its sentences to get vectors of their own, facts, statistics, the written index, usage with an
+    error, and an import's job."""
     api.add(
         {
             "text": "I live in Porto. I work at Acme as a designer.",
@@ -82,6 +86,10 @@ def fill(api):
         }
     )
     assert api.tool("grep", pattern="Lisbon", limit=99).status_code == 400  # a refused call: an error row
+    imported = api.client.post(  # an import's job
+        "/v1/memory/import", data=IMPORT_FILE, content_type="application/x-ndjson", headers=api.headers()
+    )
+    assert imported.status_code == 400, imported.content
 
 
 @pytest.fixture
