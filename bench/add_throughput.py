@@ -97,9 +97,9 @@ class Searcher(threading.Thread):
 
 
 def embedded_texts(title: str, text: str, author: str) -> list[str]:
-    """What the read embeds for one passage (memory/read/pipeline.py): the passage, titled, and the sentences
+    """What the read embeds for one passage (memory/read/pieces.py): the passage, titled, and the sentences
     of a long one (its context vector is mixed from two passages' vectors, not embedded)."""
-    from memory.read.pipeline import sentences
+    from memory.read.pieces import sentences
 
     return [f"{title}\n{text}" if title else text, *sentences(text, author)]
 

@@ -85,10 +85,10 @@ def setup(fresh: bool = False):
 
 def base_turns():
     """The 2,760 LoCoMo dev turns with their vectors (text, context, sentences), made once as the read makes
-    them (memory/read/pipeline.py) and cached."""
+    them (memory/read/pieces.py) and cached."""
     from bench.locomo_data import items
     from memory.model import embeddings
-    from memory.read.pipeline import context_vector, sentences
+    from memory.read.pieces import context_vector, sentences
 
     turns, previous = [], {}
     for row in items():

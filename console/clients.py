@@ -21,6 +21,11 @@ def _headers(key: str, account: str) -> dict:
 
 def client_configs(mcp_url: str, *, key: str = KEY_PLACEHOLDER, account: str = ACCOUNT_PLACEHOLDER) -> list[dict]:
     """One entry per client: id, name, where the text goes, the text, and a note. `oauth` marks sign-in clients."""
+    return [*_key_clients(mcp_url, key, account), *_sign_in_clients(mcp_url)]
+
+
+def _key_clients(mcp_url: str, key: str, account: str) -> list[dict]:
+    """The clients that send a key and X-Twin-Account with every request."""
     headers = _headers(key, account)
     return [
         {
@@ -68,27 +73,32 @@ def client_configs(mcp_url: str, *, key: str = KEY_PLACEHOLDER, account: str = A
             "id": "claude-desktop",
             "name": "Claude Desktop (through mcp-remote)",
             "where": "Settings › Developer › Edit Config (claude_desktop_config.json)",
-            "text": _json(
-                {
-                    "mcpServers": {
-                        SERVER_NAME: {
-                            "command": "npx",
-                            "args": [
-                                "-y",
-                                "mcp-remote",
-                                mcp_url,
-                                "--header",
-                                "Authorization:${TWIN_AUTH}",
-                                "--header",
-                                "X-Twin-Account:${TWIN_ACCOUNT}",
-                            ],
-                            "env": {"TWIN_AUTH": f"Bearer {key}", "TWIN_ACCOUNT": account},
-                        }
-                    }
-                }
-            ),
+            "text": _json({"mcpServers": {SERVER_NAME: _mcp_remote(mcp_url, key, account)}}),
             "note": "Needs Node.js. The header values go through env because some clients split arguments at spaces.",
         },
+    ]
+
+
+def _mcp_remote(mcp_url: str, key: str, account: str) -> dict:
+    """A stdio client's server entry that runs mcp-remote, which speaks HTTP to /v1/mcp with the two headers."""
+    return {
+        "command": "npx",
+        "args": [
+            "-y",
+            "mcp-remote",
+            mcp_url,
+            "--header",
+            "Authorization:${TWIN_AUTH}",
+            "--header",
+            "X-Twin-Account:${TWIN_ACCOUNT}",
+        ],
+        "env": {"TWIN_AUTH": f"Bearer {key}", "TWIN_ACCOUNT": account},
+    }
+
+
+def _sign_in_clients(mcp_url: str) -> list[dict]:
+    """The clients that cannot send headers: they add the URL as a connector and sign in by OAuth."""
+    return [
         {
             "id": "claude-ai",
             "name": "claude.ai",

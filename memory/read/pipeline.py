@@ -6,14 +6,12 @@ from the two passages' vectors; each sentence of a long passage), full text (a g
 statistics, the facts it states, and the written index. Idempotent: an item already read at its current
 version is skipped, so running a read twice, or concurrently, changes nothing.
 
-In three steps: `prepare` (the items, cut into pieces), `embed` (the model alone, no database) and `write`
-(linked to the passages before them, then written), so that a turn of the read embeds one slice while it
-writes the one before (memory/tasks.py `_read_turn`); `read_items` runs the three in a row.
+In three steps: `prepare` (the items, cut into pieces: pieces.py), `embed` (the model alone, no database)
+and `write` (linked to the passages before them, then written), so that a turn of the read embeds one slice
+while it writes the one before (memory/tasks.py `_read_turn`); `read_items` runs the three in a row.
 """
 
 import logging
-import re
-from dataclasses import dataclass, field
 
 import numpy as np
 from django.db import DataError, transaction
@@ -22,33 +20,19 @@ from django.utils import timezone
 
 from memory.model import embeddings
 
-from ..models import SENTENCES_FROM_CHARS, Item, Passage, PassageSentence, Thread
+from ..models import Item, Passage, PassageSentence, Thread
 from ..paths import passage_path, thread_id
 from ..selectors import Memory
 from . import failures as failed
 from . import notices, stats
-from .cutting import cut
 from .facts import record_facts
 from .passage_insert import insert_passages
+from .pieces import Piece, context_of, pieces_of, reuse_vectors
 from .written_index import rewrite_index
 
 log = logging.getLogger(__name__)
 
-_SENTENCE_BOUNDS = re.compile(r"(?<=[.!?])\s+|\s*\[|\]\s*")
-SENTENCE_MIN_CHARS = 4  # shorter pieces ("Ok.", "Hi!") carry nothing a question could match
 SESSION_KEY = "session:"  # how a thread of a session's items is keyed (else "item:<id>", an item's own)
-
-
-@dataclass(eq=False)
-class Piece:
-    """One passage to be, with what its vectors are made from."""
-
-    text: str  # as stored
-    embed_text: str  # with the item's title, as embedded
-    # The passage before it in its thread: a piece of this read, or (its length, its vector) as stored.
-    previous: "Piece | tuple[int, np.ndarray] | None"
-    sentences: list[str] = field(default_factory=list)
-    vectors: dict = field(default_factory=dict)
 
 
 def _thread_key(item: Item) -> tuple[str, str]:
@@ -56,17 +40,6 @@ def _thread_key(item: Item) -> tuple[str, str]:
     if item.kind == "document" or not item.session:
         return item.kind, f"item:{item.external_id}"
     return item.kind, f"{SESSION_KEY}{item.session}"
-
-
-def sentences(text: str, author: str) -> list[str]:
-    """The sentences of a long passage of several (image captions apart), each led by its speaker; none for
-    a short one, whose own vector is as near a question about one of its lines (bench/README.md "Adding")."""
-    if len(text) < SENTENCES_FROM_CHARS:
-        return []
-    speaker = f"{author}: " if author else ""
-    body = text[len(speaker) :] if speaker and text.startswith(speaker) else text
-    parts = [p.strip() for p in _SENTENCE_BOUNDS.split(body) if len(p.strip()) >= SENTENCE_MIN_CHARS]
-    return [speaker + p for p in parts] if len(parts) > 1 else []
 
 
 def _previous(memory: Memory, item: Item) -> tuple[int, np.ndarray] | None:
@@ -80,59 +53,6 @@ def _previous(memory: Memory, item: Item) -> tuple[int, np.ndarray] | None:
     earlier = earlier.filter(seq__lt=own) if own else earlier
     found = earlier.order_by("-seq").values_list("text", "embedding").first()
     return (len(found[0]), np.asarray(found[1], dtype=np.float32)) if found else None
-
-
-def _pieces(item: Item) -> list[Piece]:
-    """The passages the item becomes, each linked to the one before it within the item (the first is
-    linked to what comes before the item when the slice is written: _link)."""
-    texts = cut(item.text) if item.kind == "document" else [item.text.strip() or item.text]
-    pieces: list[Piece] = []
-    for text in texts:
-        pieces.append(
-            Piece(text, titled(item.title, text), pieces[-1] if pieces else None, sentences(text, item.author))
-        )
-    return pieces
-
-
-def context_vector(previous: tuple[int, np.ndarray] | None, length: int, own: np.ndarray) -> np.ndarray:
-    """The passage read with the one before it ((its length, its vector)): the mean of the two vectors,
-    weighed by their lengths, as mean pooling over both texts at once weighs their tokens. Held out on
-    LoCoMo it ranks as embedding the two texts together did (bench/README.md "Adding"), for no second pass
-    through the model."""
-    if previous is None:
-        return own
-    mixed = previous[0] * previous[1] + length * own
-    return mixed / max(float(np.linalg.norm(mixed)), 1e-12)
-
-
-def titled(title: str, text: str) -> str:
-    """A passage as the model reads it: its item's title, then its text."""
-    return f"{title}\n{text}" if title else text
-
-
-def _context(piece: Piece) -> np.ndarray:
-    before = piece.previous
-    if isinstance(before, Piece):
-        before = (len(before.text), before.vectors["text"])
-    return context_vector(before, len(piece.text), piece.vectors["text"])
-
-
-def _reuse(memory: Memory, work: list[tuple[Item, list[Piece]]]) -> None:
-    """Give the pieces of edited items the vectors their passages had, where the passage reads the same: an
-    edit of one paragraph of a long document costs one passage's embedding, not the document's."""
-    edited = [item.pk for item, _ in work if item.read_version]
-    if not edited:
-        return
-    earlier = {}
-    for passage in memory.passage_vectors(edited, embeddings.MODEL_ID):
-        said = [np.asarray(s.embedding, np.float32) for s in passage.sentences.all()]
-        if len(said) == len(sentences(passage.text, passage.author)):  # read under the same rule
-            own = np.asarray(passage.embedding, np.float32)
-            earlier[passage.author, titled(passage.title, passage.text)] = (own, said)
-    for item, pieces in work:
-        for p in pieces:
-            if (item.author, p.embed_text) in earlier:
-                p.vectors["text"], p.vectors["sentences"] = earlier[item.author, p.embed_text]
 
 
 def embed(work: list[tuple[Item, list[Piece]]]) -> None:
@@ -349,10 +269,10 @@ def prepare(memory: Memory, item_pks: list[int], failures: dict | None = None) -
         work = []
         for item in _pending(memory, item_pks, failures):
             try:
-                work.append((item, _pieces(item)))
+                work.append((item, pieces_of(item)))
             except Exception as error:  # noqa: BLE001 - one item's fault must not stop its slice
                 _set_aside(failures, item, error)
-        _reuse(memory, work)
+        reuse_vectors(memory, work)
     return work
 
 
@@ -379,7 +299,7 @@ def _link(
                 continue
             last_in_slice[key] = pieces[-1] if item.kind != "document" else None
             for piece in pieces:
-                piece.vectors["context"] = _context(piece)
+                piece.vectors["context"] = context_of(piece)
             linked.append((item, pieces))
     return linked
 

@@ -13,7 +13,7 @@ from memory.model import embeddings
 
 from ..models import Passage, PassageSentence
 from ..selectors import Memory, named_rows
-from .pipeline import context_vector, sentences, titled
+from .pieces import context_vector, sentences, titled
 
 BATCH = 256  # passages a transaction: about a second of the model's time on one core
 

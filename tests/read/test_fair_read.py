@@ -15,7 +15,7 @@ from accounts.models import EndUser
 from memory import fairness, tasks
 from memory.limits import READ_SLICE_ITEMS
 from memory.models import Item, Passage
-from memory.read.pipeline import context_vector
+from memory.read.pieces import context_vector
 from memory.selectors import scoped
 from tests import plans
 from tests.conftest import TEST_QUEUE

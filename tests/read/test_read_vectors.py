@@ -10,7 +10,7 @@ from memory.models import SENTENCES_FROM_CHARS, Passage, PassageSentence
 from memory.query import retrieval, search
 from memory.query.features import FEATURES
 from memory.read.cutting import MAX_CHARS
-from memory.read.pipeline import context_vector, sentences
+from memory.read.pieces import context_vector, sentences
 from memory.selectors import Memory, scoped
 
 # halfvec keeps about three significant digits: vectors equal up to storage have a cosine over this
