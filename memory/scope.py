@@ -9,6 +9,7 @@ in one round trip.
 """
 
 import contextlib
+from collections.abc import Callable, Iterator
 
 from django.db import connection, transaction
 
@@ -60,27 +61,35 @@ def scoped(project_id: int, end_user_id: int | None = None):
 
 
 @contextlib.contextmanager
-def scoped_to_account(project_id: int, account: str):
-    """A transaction scoped to the project's end user named `account`, who is yielded: found and scoped in
-    one round trip, where finding them and then `scoped` take two. Yields None, with no scope set, when the
-    project has no such end user. Inside a transaction already (a command's, a test's), the end user is found
-    and then `scoped`, which checks the transaction's own scope."""
-    if connection.in_atomic_block:
-        end_user = EndUser.objects.filter(project_id=project_id, external_id=account).first()
-        if end_user is None:
-            yield None
+def scoped_to_account(project_id: int, account: str) -> Iterator[Callable[[], EndUser | None]]:
+    """A transaction to be scoped to the project's end user named `account`. Yields `find`, which, called
+    once, finds them and sets the scope in one round trip (where finding them and then `scoped` take two),
+    and returns them; None, with no scope set, when the project has no such end user. Nothing is sent before
+    `find` is called, so the caller may start other work first. Inside a transaction already (a command's, a
+    test's), `find` finds the end user and then takes `scoped`, which checks the transaction's own scope."""
+    with contextlib.ExitStack() as stack:
+        if connection.in_atomic_block:
+
+            def find() -> EndUser | None:
+                end_user = EndUser.objects.filter(project_id=project_id, external_id=account).first()
+                if end_user is not None:
+                    stack.enter_context(scoped(project_id, end_user.pk))
+                return end_user
+
+            yield find
             return
-        with scoped(project_id, end_user.pk):
-            yield end_user
-        return
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute(_SCOPE_OF_ACCOUNT, {"project": int(project_id), "account": account})
-            row = cursor.fetchone()
-            found = dict(zip([column.name for column in cursor.description], row, strict=True)) if row else None
-        yield (
-            EndUser.from_db(connection.alias, _END_USER_FIELDS, [found[f] for f in _END_USER_FIELDS]) if found else None
-        )
+        stack.enter_context(transaction.atomic())
+
+        def find_and_scope() -> EndUser | None:
+            with connection.cursor() as cursor:
+                cursor.execute(_SCOPE_OF_ACCOUNT, {"project": int(project_id), "account": account})
+                row = cursor.fetchone()
+                if row is None:
+                    return None
+                found = dict(zip([column.name for column in cursor.description], row, strict=True))
+            return EndUser.from_db(connection.alias, _END_USER_FIELDS, [found[f] for f in _END_USER_FIELDS])
+
+        yield find_and_scope
 
 
 def _current_scope() -> dict[str, str]:

@@ -9,7 +9,7 @@ read, or runs SQL on an end user's rows, but memory/project_selectors.py: the fe
 """
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -108,8 +108,25 @@ def no_memory(account: str) -> CannotAnswer:
 class Memory:
     """One end user's memory."""
 
-    def __init__(self, end_user: EndUser):
-        self.end_user = end_user
+    def __init__(
+        self, end_user: EndUser | None, *, find: Callable[[], EndUser | None] | None = None, account: str = ""
+    ):
+        """The memory of `end_user`; or, given None, of the end user `find` finds when the memory is first
+        used: by its first statement, which scopes the transaction to them too (memory_in_scope), so a read
+        may start work of its own before it (a search's question embeds meanwhile). An end user `find` does
+        not find is no_memory for `account`."""
+        self._end_user, self._find = end_user, find
+        self._account = end_user.external_id if end_user is not None else account
+
+    @property
+    def end_user(self) -> EndUser:
+        """The end user whose memory this is; for a memory found on first use, found now."""
+        if self._end_user is None:
+            assert self._find is not None  # a memory is made with its end user or with how to find them
+            self._end_user = self._find()
+            if self._end_user is None:
+                raise no_memory(self._account)
+        return self._end_user
 
     @classmethod
     def of_end_user(cls, end_user_id: int) -> "Memory | None":
@@ -332,16 +349,14 @@ class Memory:
 def memory_in_scope(context: Context) -> Iterator[Memory]:
     """A read's memory: the context's end user's, inside one transaction scoped to them (see `scoped`), so
     everything the read sees is theirs and of one moment. An OAuth connection names its end user; a key names
-    an account, found and scoped in one round trip (scope.scoped_to_account). An end user never written to
-    raises no_memory before any memory row is read."""
+    an account, found and scoped by the memory's first statement, in one round trip (scope.scoped_to_account).
+    An end user never written to is no_memory, before any memory row is read."""
     if context.end_user is not None:
         with scoped(context.project.pk, context.end_user.pk):
             yield Memory(context.end_user)
         return
-    with scoped_to_account(context.project.pk, context.account) as end_user:
-        if end_user is None:
-            raise no_memory(context.account)
-        yield Memory(end_user)
+    with scoped_to_account(context.project.pk, context.account) as find:
+        yield Memory(None, find=find, account=context.account)
 
 
 def memory_to_write(context: Context, *, create: bool) -> Memory:
