@@ -4,6 +4,7 @@ import os
 import secrets
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -135,7 +136,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 # Redis answers in well under a millisecond on loopback and in a few on a network: half a second is a stall.
 CACHE_TIMEOUT_SECONDS = 0.5
-CACHES = {
+CACHES: dict[str, dict[str, Any]] = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": REDIS_URL,
@@ -198,7 +199,7 @@ CELERY_WORKER_CONCURRENCY = capacity.WORKER_CONCURRENCY  # prefork children (twi
 # once, with a short connect timeout, and the item is left to the sweep (memory.services.enqueue_read).
 # Elsewhere the broker is retried as Celery does by default.
 BROKER_CONNECT_SECONDS_WEB = 0.1  # a broker on the network accepts within a millisecond or two
-CELERY_BROKER_TRANSPORT_OPTIONS = {
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, float] = {
     "visibility_timeout": 600,
     "socket_connect_timeout": CELERY_BROKER_CONNECTION_TIMEOUT,
 }
