@@ -7,10 +7,13 @@ every answer sent back to the app, errors included. An app signing in by Client 
 with the name its document gives and the host that published it.
 """
 
+import json
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from django import forms
+from django.core.signing import Signer
 from django.db import transaction
+from django.utils.crypto import constant_time_compare
 from django.utils.decorators import method_decorator
 from oauth2_provider.exceptions import OAuthToolkitError
 from oauth2_provider.forms import AllowForm
@@ -34,6 +37,24 @@ from accounts.resource import mcp_resource_url, resource_is
 from accounts.scopes import SCOPE_WRITE
 
 from .security import console_page
+
+ASKED_SALT = "console.consent.asked"
+
+
+def asked_signature(*, client_id: str, code_challenge: str, scope: str) -> str:
+    """The server's signature of the scope an app asked for in one authorization request (named by its
+    client_id and PKCE challenge), carried by the card as a hidden field beside the scope: the card's answer
+    grants at most what that scope allows only when the signature still matches, so a person (or a script in
+    their browser) cannot widen it by editing the hidden scope."""
+    return Signer(salt=ASKED_SALT).signature(json.dumps([client_id, code_challenge, scope]))
+
+
+def asked_unaltered(data) -> bool:
+    """Whether a posted card's client_id, code_challenge and scope are those its GET signed."""
+    expected = asked_signature(
+        client_id=data.get("client_id", ""), code_challenge=data.get("code_challenge", ""), scope=data.get("scope", "")
+    )
+    return constant_time_compare(expected, data.get("asked", ""))
 
 
 def offered_accesses(requested_scope: str) -> list[str]:
@@ -72,6 +93,7 @@ class ConsentForm(AllowForm):
     project = forms.CharField(required=False, widget=forms.Select)
     end_user = forms.CharField(required=False, max_length=END_USER_ID_MAX)
     access = forms.CharField(required=False, widget=forms.RadioSelect)
+    asked = forms.CharField(required=False, widget=forms.HiddenInput)  # asked_signature
 
     def __init__(self, *args, user, offered: list[str], **kwargs):
         super().__init__(*args, **kwargs)
@@ -148,11 +170,16 @@ class ConsentView(AuthorizationView):
     def get_initial(self):
         initial = super().get_initial()
         initial["resource"] = initial.get("resource") or mcp_resource_url(self.request)  # RFC 8707: bind always
+        initial["asked"] = asked_signature(
+            client_id=initial.get("client_id") or "",
+            code_challenge=initial.get("code_challenge") or "",
+            scope=initial.get("scope") or "",
+        )
         return initial
 
     def get_form_kwargs(self):
         kwargs = super().get_form_kwargs()
-        requested = (
+        requested = (  # posted: trusted only once form_valid finds it signed (asked_unaltered)
             self.request.POST.get("scope", "")
             if self.request.method == "POST"
             else " ".join(self.oauth2_data.get("scopes", []))
@@ -185,6 +212,11 @@ class ConsentView(AuthorizationView):
         if not OAuthApplication.objects.filter(client_id=form.cleaned_data.get("client_id") or "").exists():
             # The hidden client_id was altered after the GET checked it: no app to answer, so answer here.
             error = errors.InvalidClientIdError(description="No app is registered with that client_id.")
+            return self.render_to_response({"error": error}, status=400)
+        if not asked_unaltered(self.request.POST):
+            # The hidden scope (or the request it was asked in) was altered after the GET: the grant would not be
+            # what the app asked for, so answer here, never redirect on it.
+            error = errors.InvalidRequestError(description="The card was changed after it was shown; start again.")
             return self.render_to_response({"error": error}, status=400)
         expected = mcp_resource_url(self.request)
         resources = (form.cleaned_data.get("resource") or expected).split()

@@ -156,6 +156,18 @@ def test_an_app_asking_to_read_is_offered_read_only(alice, project, app):
     assert not Connection.objects.exists()
 
 
+def test_the_grant_is_at_most_what_the_app_asked_for(alice, project, app):
+    """The card carries the scope the app asked for in a hidden field: widened there (memory:read to both), the
+    answer is refused and nothing is granted; the card as shown grants Read only."""
+    client, url = logged_in(alice), authorize_query(app, pkce()[1], scope="memory:read")
+    card = client.get(url)
+    widened = client.post(url, card_post_data(card, scope=BOTH, access="write"))
+    assert widened.status_code == 400 and "Location" not in widened
+    assert not Connection.objects.exists() and not OAuthGrant.objects.exists()
+    granted = answer(client.post(url, card_post_data(card, access="read")))
+    assert OAuthGrant.objects.get(code=granted["code"]).scope == "memory:read"
+
+
 def test_a_viewer_can_grant_read_only(project):
     dana = member(project, "dana@example.com", Role.VIEWER)
     app = registered()
