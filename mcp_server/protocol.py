@@ -18,6 +18,7 @@ from memory.outcome import ANSWER, REFUSAL, Outcome, failure_message
 from memory.tools import BY_NAME, Tool
 
 from . import era as eras
+from . import primitives
 from .era import Era
 from .instructions import instructions
 from .jsonrpc import (  # noqa: F401 - the codes and shapes are part of this module's interface
@@ -37,12 +38,27 @@ from .jsonrpc import (  # noqa: F401 - the codes and shapes are part of this mod
 SERVER_INFO = {"name": "twin-memory", "version": "0.3.0"}
 VERSIONS = eras.HANDSHAKE_VERSIONS  # the wire document's four, newest first
 LATEST, OLDEST = VERSIONS[0], VERSIONS[-1]
-CAPABILITIES = {"tools": {"listChanged": False}}  # exactly what is honoured: no prompts, resources or listening
+# What is honoured, and claimed: tools, and in the new era resources (read, no subscribe: a subscription needs
+# a held stream per listener, which the web tier's threads do not serve), prompts and completions. The
+# handshake era's initialize answers the wire document's capabilities exactly; its clients that ask for
+# resources and prompts (the SDKs do, unasked) are answered all the same.
+CAPABILITIES = {"tools": {"listChanged": False}}
+MODERN_CAPABILITIES = {
+    **CAPABILITIES,
+    "resources": {"listChanged": False},
+    "prompts": {"listChanged": False},
+    "completions": {},
+}
 # How long a client may keep server/discover's and tools/list's answers (2026-07-28 caching): five minutes,
 # since the list changes only with a deploy or the credential's access. "private": the list and the
 # instructions depend on the credential, so no cache may share them across credentials.
 LIST_TTL_MS = 300_000
 CACHE_SCOPE = "private"
+READ_TTL_MS = 0  # resources/read: a file changes with each background read, so none is kept
+# The tools a client loads up front rather than through its tool search (Claude Code reads this key of a tool's
+# _meta): the default first lookup, and for a credential that writes, the tool it saves with on every turn.
+ALWAYS_LOAD_KEY = "anthropic/alwaysLoad"
+ALWAYS_LOAD = ("memory_search", "memory_add")
 TOOLS_CALL = "tools/call"
 # Our own codes sit in -32004..-32019: -32000..-32003 are the SDKs', -32020..-32099 the MCP specification's.
 UNAVAILABLE = -32010  # busy, or a dependency down: data.retry_after says when to try again
@@ -84,6 +100,7 @@ def tool_entry(tool: Tool) -> dict:
         "description": tool.description,
         "inputSchema": tool.input_schema,
         "annotations": {"title": tool.title, **tool.annotations},
+        **({"_meta": {ALWAYS_LOAD_KEY: True}} if tool.name in ALWAYS_LOAD else {}),
     }
 
 
@@ -102,7 +119,7 @@ def _discover(session: Session, params: dict) -> dict:
     """server/discover (2026-07-28): the revisions served, what is honoured, the instructions."""
     return {
         "supportedVersions": list(eras.SUPPORTED_VERSIONS),
-        "capabilities": CAPABILITIES,
+        "capabilities": MODERN_CAPABILITIES,
         "instructions": instructions(can_write=session.context.can_write),
         "ttlMs": LIST_TTL_MS,
         "cacheScope": CACHE_SCOPE,
@@ -113,17 +130,38 @@ def _tools_list(session: Session, params: dict) -> dict:
     return {"tools": [tool_entry(t) for t in session.tools]}
 
 
-# The methods answered with a result, per era; tools/call is answered by tool_reply. In the new era
-# initialize, ping and logging/setLevel are gone (404), and tools/list is cacheable.
-HANDSHAKE_RESULTS = {"initialize": _initialize, "ping": lambda session, params: {}, "tools/list": _tools_list}
-MODERN_RESULTS = {
-    "server/discover": _discover,
-    "tools/list": lambda session, params: {
-        **_tools_list(session, params),
-        "ttlMs": LIST_TTL_MS,
-        "cacheScope": CACHE_SCOPE,
-    },
+def _of_context(answer):
+    """A method of primitives.py, which needs only the connection's context."""
+    return lambda session, params: answer(session.context, params)
+
+
+def _kept(answer, ttl_ms: int = LIST_TTL_MS):
+    """A new-era method whose result says how long it may be kept (2026-07-28 caching)."""
+    return lambda session, params: {**answer(session, params), "ttlMs": ttl_ms, "cacheScope": CACHE_SCOPE}
+
+
+# Resources, templates, completion and prompts, answered alike in both eras.
+PRIMITIVES = {
+    "resources/list": _of_context(primitives.resources_list),
+    "resources/templates/list": _of_context(primitives.templates_list),
+    "resources/read": _of_context(primitives.resources_read),
+    "completion/complete": _of_context(primitives.complete),
+    "prompts/list": _of_context(primitives.prompts_list),
+    "prompts/get": _of_context(primitives.prompts_get),
 }
+CACHED = {"tools/list": LIST_TTL_MS, "resources/list": LIST_TTL_MS, "resources/templates/list": LIST_TTL_MS}
+CACHED |= {"prompts/list": LIST_TTL_MS, "resources/read": READ_TTL_MS}
+
+# The methods answered with a result, per era; tools/call is answered by tool_reply. In the new era
+# initialize, ping and logging/setLevel are gone (404), and the lists and resources/read are cacheable.
+HANDSHAKE_RESULTS = {
+    "initialize": _initialize,
+    "ping": lambda session, params: {},
+    "tools/list": _tools_list,
+    **PRIMITIVES,
+}
+MODERN_RESULTS = {"server/discover": _discover, "tools/list": _tools_list, **PRIMITIVES}
+MODERN_RESULTS |= {method: _kept(MODERN_RESULTS[method], ttl) for method, ttl in CACHED.items()}
 
 
 def _result(era: Era, result: dict) -> dict:

@@ -35,6 +35,14 @@ LATEST_K_MAX, LATEST_K_DEFAULT = 50, 10
 SEARCH_HITS = 10
 NEXT_TOP_MAX, NEXT_TOP_DEFAULT = 10, 3
 FORGET_IDS_MAX = 500
+# MCP resources (memory/resources.py): resources/list names index.md, the subject files and the newest
+# passages, never a whole big memory (a passage beyond them is reached by its template or a tool); a page holds
+# RESOURCES_PAGE of them, the rest follows by cursor. A completion answers at most COMPLETION_VALUES_MAX values,
+# the MCP specification's own maximum.
+RESOURCES_PASSAGES_MAX = 100
+RESOURCES_SUBJECTS_MAX = 100
+RESOURCES_PAGE = 50
+COMPLETION_VALUES_MAX = 100
 
 ITEM_KINDS = ("message", "document", "note")
 DEFAULT_KIND = "note"

@@ -69,7 +69,12 @@ def test_server_discover_answers_what_is_served(api, read_api):
         "id": 7,
         "result": {
             "supportedVersions": SUPPORTED,
-            "capabilities": {"tools": {"listChanged": False}},
+            "capabilities": {
+                "tools": {"listChanged": False},
+                "resources": {"listChanged": False},
+                "prompts": {"listChanged": False},
+                "completions": {},
+            },
             "instructions": SEARCH_FIRST + "\n\n" + SAVE_ALMOST_EVERYTHING,
             "ttlMs": 300000,
             "cacheScope": "private",
@@ -195,7 +200,6 @@ def test_what_the_new_era_does_not_serve(api):
         "logging/setLevel",
         "resources/subscribe",
         "resources/unsubscribe",
-        "prompts/list",
         "subscriptions/listen",
         "no/such",
     ):

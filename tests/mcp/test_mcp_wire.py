@@ -161,7 +161,7 @@ def test_a_failing_tool_is_an_internal_error(api):
 
 
 def test_an_unknown_method_is_method_not_found(api):
-    response = api.mcp("resources/list")
+    response = api.mcp("resources/subscribe")
     assert response.status_code == 200 and response.json()["error"]["code"] == -32601
 
 
