@@ -245,3 +245,14 @@ def test_the_new_era_lists_with_the_same_entries(api, method):
     old, new = result_of(api.mcp(method)), result_of(modern(api, method))
     key = next(k for k in old)
     assert new[key] == old[key] and new["_meta"] and MODERN
+
+
+def test_the_first_lookup_and_the_save_load_up_front_and_the_instructions_fit_the_cut(api, read_api):
+    for caller, loaded in [(api, ["memory_search", "memory_add"]), (read_api, ["memory_search"])]:
+        for tools in (result_of(caller.mcp("tools/list"))["tools"], result_of(modern(caller, "tools/list"))["tools"]):
+            assert [t["name"] for t in tools if t.get("_meta", {}).get("anthropic/alwaysLoad") is True] == loaded
+    for caller in (api, read_api):  # Claude Code cuts instructions past 4,096 characters
+        told = result_of(modern(caller, "server/discover"))["instructions"]
+        assert len(told) <= 4096 and "call memory_search" in told
+    told = result_of(modern(api, "server/discover"))["instructions"]
+    assert "Call memory_add as you go, on every turn that tells you anything new" in told
