@@ -38,11 +38,6 @@ class Context:
     def can_write(self) -> bool:
         return self.access == Access.WRITE
 
-    @property
-    def via(self) -> str:
-        """How the request was authenticated: "key" or "oauth"."""
-        return "oauth" if self.connection is not None else "key"
-
     def as_dict(self) -> dict:
         exists = (
             self.end_user is not None or end_user_of_project(project=self.project, external_id=self.account) is not None

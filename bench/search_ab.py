@@ -37,7 +37,11 @@ def serve(root: str, database: str):
 
     from accounts.services import api_key_create, project_get_or_create
     from bench.locomo_data import queries
-    from memory.model import embeddings
+
+    try:  # the model's module, in either checkout's layout
+        from memory.model import embeddings
+    except ImportError:
+        from memory import embeddings
 
     project, _ = project_get_or_create(name=PROJECT, owner_email="bench@example.com")
     _, key = api_key_create(project=project, access="read", name="search a/b")
