@@ -56,7 +56,13 @@ class LoopbackFetcher(SafeMetadataFetcher):
             pool.close()
 
 
+class _DocumentHTTPServer(ThreadingHTTPServer):
+    documents: dict[str, bytes]  # by path, as DocumentServer.publish serves them
+
+
 class _Documents(BaseHTTPRequestHandler):
+    server: _DocumentHTTPServer
+
     def do_GET(self):
         body = self.server.documents.get(self.path)
         self.send_response(200 if body is not None else 404)
@@ -74,7 +80,7 @@ class DocumentServer:
 
     def __init__(self, tmp_path):
         ca = trustme.CA()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Documents)
+        self._server = _DocumentHTTPServer(("127.0.0.1", 0), _Documents)
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ca.issue_cert(*NAMED_HOSTS).configure_cert(context)
         self._server.socket = context.wrap_socket(self._server.socket, server_side=True)

@@ -8,14 +8,21 @@ twin_app, as the service does, so row-level security holds the tests' code paths
 
 import json
 import os
+import re
+from typing import cast
 
 import pytest
+from django.db.backends.postgresql.base import DatabaseWrapper as PostgresWrapper
 from django.test import Client
 
 from accounts.models import Membership, Role
 from accounts.services import api_key_create, project_create, user_get_or_create
+from mcp_server import stdio
 from twin.celery import app as celery_app
 from twin.database import DEFAULT, OWNER
+
+# Fixture modules every test may ask for by name: the fake model server (`fake_llm`).
+pytest_plugins = ["tests.fake_llm"]
 
 TEST_QUEUE = f"twin-test-{os.getpid()}"
 
@@ -38,16 +45,17 @@ def django_db_setup(request, django_test_environment, django_db_blocker, django_
     from django.db import connections
 
     verbosity = request.config.option.verbose
-    owner = connections[OWNER]
+    owner, app = connections[OWNER], cast(PostgresWrapper, connections[DEFAULT])
     with django_db_blocker.unblock():
         old_name = owner.settings_dict["NAME"]
         owner.creation.create_test_db(verbosity=verbosity, autoclobber=True, serialize=False)
-        connections[DEFAULT].creation.set_as_test_mirror(owner.settings_dict)
-        connections[DEFAULT].close_pool()  # the test process is a web one: its pool opens on the test database
+        app.creation.set_as_test_mirror(owner.settings_dict)
+        app.close_pool()  # the test process is a web one: its pool opens on the test database
     yield
     with django_db_blocker.unblock():
-        connections[DEFAULT].close()
-        connections[DEFAULT].close_pool()  # its connections would keep the test database from being dropped
+        app = cast(PostgresWrapper, connections[DEFAULT])
+        app.close()
+        app.close_pool()  # its connections would keep the test database from being dropped
         owner.creation.destroy_test_db(old_name, verbosity=verbosity)
 
 
@@ -130,6 +138,20 @@ class Api:
         """tools/call over MCP; returns the JSON-RPC result (or error) as a dict."""
         response = self.mcp("tools/call", {"name": name, "arguments": arguments})
         return response.json()
+
+
+def stdio_answer(session, line: str) -> dict:
+    """The stdio server's answer to a request's line (a request always has one; a notification has none)."""
+    answer = stdio.answer(session, line)
+    assert answer is not None, line
+    return answer
+
+
+def first_group(pattern: str, text) -> str:
+    """Group 1 of `pattern`'s first match in `text` (a page, an email's body); the test fails if none matches."""
+    found = re.search(pattern, str(text))
+    assert found, f"{pattern!r} is not in {text!r}"
+    return found.group(1)
 
 
 def make_user(name: str):

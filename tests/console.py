@@ -10,7 +10,7 @@ from accounts.models import Membership, Role
 from tests.conftest import make_user
 
 ROLES = (Role.OWNER, Role.ADMIN, Role.MEMBER, Role.VIEWER)
-EXTRA = {Role.ADMIN: "erin", Role.VIEWER: "vera", Role.MEMBER: "bob", Role.OWNER: "olga"}
+EXTRA: dict[str, str] = {Role.ADMIN: "erin", Role.VIEWER: "vera", Role.MEMBER: "bob", Role.OWNER: "olga"}
 
 
 def logged_in(user, *, csrf: bool = False) -> Client:

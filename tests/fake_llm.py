@@ -1,8 +1,6 @@
 """A local fake model server speaking the OpenAI chat-completions wire format, for tests (never a real API).
 
-    from tests.fake_llm import fake_llm  # noqa: F401  (the fixture)
-
-    def test_x(fake_llm):
+    def test_x(fake_llm):  # a fixture of every test (tests/conftest.py's pytest_plugins)
         fake_llm.reply("Ana lives in Porto [th_.../p_0001].")
         fake_llm.fail(500)
         ...

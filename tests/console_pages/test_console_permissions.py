@@ -48,7 +48,7 @@ def test_it_refuses_an_unknown_capability():
 def _request(user):
     request = RequestFactory().get("/")
     request.user = user
-    request.session = {}
+    request.session = {}  # type: ignore[assignment]  # a dict stands in for the session the page writes to
     return request
 
 

@@ -6,6 +6,7 @@ Alice owns "Alice Co", Bob is a Member of it, Charlie is an outsider with "Charl
 
 import json
 import re
+from typing import Any
 
 import pytest
 from django.db import connections
@@ -187,8 +188,8 @@ def test_bad_arguments_show_the_field_and_its_bound(alice, project, api):
     assert response.status_code == 400
     html = response.content.decode()
     assert (
-        f'<p class="field-error" id="pg-arg-limit-error" role="alert">limit: from 1 to {GREP_LIMIT_MAX} (got a larger number)</p>'
-        in html
+        '<p class="field-error" id="pg-arg-limit-error" role="alert">'
+        f"limit: from 1 to {GREP_LIMIT_MAX} (got a larger number)</p>" in html
     )
     assert re.search(r'name="arg-limit"[^>]*aria-invalid="true"', html)
     assert answer_of(response)["bound"] == GREP_LIMIT_MAX and answer_of(response)["field"] == "limit"
@@ -253,7 +254,7 @@ def test_the_answer_equals_what_the_http_route_answers(alice, project, api):
     )
     client = logged_in(alice)
     path = api.tool("latest").json()["passages"][0]["path"]
-    cases = [
+    cases: list[tuple[str, dict[str, Any]]] = [
         ("memory_search", {"query": "Where do I live?"}),
         ("memory_search", {"query": "Where do I live?", "after": "2020-01-01"}),
         ("memory_grep", {"pattern": "Lisbon", "limit": 5}),

@@ -1,12 +1,11 @@
 """Sign up (/signup), log in and out, and password reset (/password-reset, mailed through the email backend)."""
 
-import re
-
 from django.contrib.auth.hashers import MD5PasswordHasher
 from django.core import mail
 from django.test import Client
 
 from accounts.models import Membership, Role, User
+from tests.conftest import first_group
 from tests.console import html, logged_in
 
 
@@ -15,7 +14,7 @@ def sign_up(client, email="Dana@Example.com", **fields):
 
 
 def mailed_link() -> str:
-    return re.search(r"http://testserver(/signup/\S+)", mail.outbox[-1].body).group(1)
+    return first_group(r"http://testserver(/signup/\S+)", mail.outbox[-1].body)
 
 
 def test_it_signs_up_with_a_first_project_from_the_mailed_link(db):
@@ -57,7 +56,8 @@ def test_it_answers_the_same_whether_or_not_the_email_has_an_account(alice):
 class CountingHasher(MD5PasswordHasher):
     """A hasher that counts its hashes, to see which sign-ups hash a password."""
 
-    algorithm, hashed = "counting_md5", []
+    algorithm = "counting_md5"
+    hashed: list[str] = []
 
     def encode(self, password, salt):
         self.hashed.append(password)
@@ -116,7 +116,7 @@ def test_password_reset_mails_a_link_that_sets_a_new_password(alice):
     response = client.post("/password-reset", {"email": "alice@example.com"})
     assert response["Location"] == "/password-reset/sent"
     assert len(mail.outbox) == 1 and mail.outbox[0].to == ["alice@example.com"]
-    link = re.search(r"http://testserver(/reset/\S+)", mail.outbox[0].body).group(1)
+    link = first_group(r"http://testserver(/reset/\S+)", mail.outbox[0].body)
     form = client.get(link, follow=True)
     assert form.status_code == 200 and "Choose a new password" in html(form)
     done = client.post(

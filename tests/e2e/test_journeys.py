@@ -11,6 +11,7 @@ from django.core import mail
 from playwright.sync_api import expect
 
 from accounts.models import Connection, Role
+from tests.conftest import first_group
 from tests.oauth_flow import REDIRECT_URI, authorize_query, member, pkce, registered
 
 from .conftest import shot
@@ -50,7 +51,7 @@ def test_sign_up_make_a_key_save_search_see_the_passage_and_revoke(page, live_se
     shot(page, "01-sign-up")
     page.get_by_role("button", name="Sign up").click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("Check your email")
-    link = re.search(r"https?://[^/\s]+(/signup/\S+)", mail.outbox[-1].body).group(1)
+    link = first_group(r"https?://[^/\s]+(/signup/\S+)", mail.outbox[-1].body)
     page.goto(link)
     page.get_by_role("button", name="Create my account").click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("Dana Labs")

@@ -7,11 +7,12 @@ import subprocess
 import sys
 
 from accounts.auth import Context
-from mcp_server import protocol, stdio
+from mcp_server import protocol
 from mcp_server.instructions import SAVE_ALMOST_EVERYTHING, SEARCH_FIRST
 from memory.models import UsageDay
 from memory.selectors import scoped
 from memory.tools import stdio_tools
+from tests.conftest import stdio_answer
 from tests.console import logged_in
 from tests.mcp.test_stdio import server_args, server_env
 from tests.worker import ROOT
@@ -233,16 +234,16 @@ def test_the_stdio_server_speaks_both_eras(read_key):
             {"jsonrpc": "2.0", "id": request_id, "method": method, **({} if params is None else {"params": params})}
         )
 
-    discovered = stdio.answer(session, line("server/discover", {"_meta": META}))["result"]
+    discovered = stdio_answer(session, line("server/discover", {"_meta": META}))["result"]
     assert discovered["supportedVersions"] == SUPPORTED and discovered["resultType"] == "complete"
-    listed = stdio.answer(session, line("tools/list", {"_meta": META}))["result"]
+    listed = stdio_answer(session, line("tools/list", {"_meta": META}))["result"]
     assert len(listed["tools"]) == 12 and listed["ttlMs"] == 300000
-    unsupported = stdio.answer(session, line("tools/list", {"_meta": {**META, VERSION: "2099-01-01"}}))
+    unsupported = stdio_answer(session, line("tools/list", {"_meta": {**META, VERSION: "2099-01-01"}}))
     assert unsupported["error"]["code"] == -32022
-    assert stdio.answer(session, line("ping", {"_meta": META}))["error"]["code"] == -32601
-    initialized = stdio.answer(session, line("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}}))
+    assert stdio_answer(session, line("ping", {"_meta": META}))["error"]["code"] == -32601
+    initialized = stdio_answer(session, line("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}}))
     assert initialized["result"]["protocolVersion"] == "2025-06-18"
-    assert stdio.answer(session, line("ping")) == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert stdio_answer(session, line("ping")) == {"jsonrpc": "2.0", "id": 1, "result": {}}
 
 
 def test_usage_counts_calls_by_protocol_revision(api, alice, project):

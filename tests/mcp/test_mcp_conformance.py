@@ -3,9 +3,10 @@ lock file and installed by `make setup`) against /v1/mcp, for both requirement s
 
 The suite is a client that knows no credential, so it talks to the live server through a small proxy on
 loopback that adds a key and an end user and passes everything else, Host and Origin included, unchanged (the
-DNS-rebinding checks send a foreign Host and Origin and must see them refused). The checks that need the
-suite's own fixture tools, prompts, resources or listen streams are in expected-failures.yaml: every other
-check must pass, and one of those that starts passing fails this test, so the file stays exact.
+DNS-rebinding checks send a foreign Host and Origin and must see them refused). Its end user has memory, so
+the caching hints of resources/read are checked on a real file. The checks that need the suite's own fixture
+tools or listen streams are in expected-failures.yaml, each with its reason: every other check must pass, and
+one of those that starts passing fails this test, so the file stays exact.
 """
 
 import http.client
@@ -18,15 +19,25 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.conftest import Api
+
 CONFORMANCE = Path(__file__).resolve().parents[1] / "conformance"
 NODE = CONFORMANCE / "node_modules" / ".bin" / "node"  # the suite needs Node 22+: the registry's, pinned
 SUITE = CONFORMANCE / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 EXPECTED_FAILURES = CONFORMANCE / "expected-failures.yaml"
 REQUIREMENTS = {  # the scenarios that apply to a server without the suite's fixtures, per revision
     "2025-11-25": ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"],
-    "2026-07-28": ["server-stateless", "tools-list", "caching", "dns-rebinding-protection", "http-header-validation"],
+    "2026-07-28": [
+        "server-stateless",
+        "tools-list",
+        "caching",
+        "sep-2164-resource-not-found",
+        "dns-rebinding-protection",
+        "http-header-validation",
+    ],
 }
 PASSING = {"SUCCESS", "INFO"}
+ACCOUNT = "u_conformance"
 # Checks the suite itself skips because this server declares no subscription delivery and no listChanged
 # (nothing it serves changes under a client: the tool list is fixed per credential). Named, so a check that
 # slips from passing to skipped fails the test like a failure would.
@@ -48,8 +59,14 @@ def expected_failures() -> set[str]:
     return {line.strip()[2:] for line in lines if line.strip().startswith("- ")}
 
 
+class _Proxy(ThreadingHTTPServer):
+    upstream: tuple[str, int | None]  # the live server's host and port
+    credential: dict[str, str]  # the headers the proxy adds
+
+
 class _Forward(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    server: _Proxy
 
     def _forward(self):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -78,11 +95,13 @@ class _Forward(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def proxied_url(live_server, write_key):
-    """The live server's /v1/mcp behind a credential-adding proxy on 127.0.0.1."""
+    """The live server's /v1/mcp behind a credential-adding proxy on 127.0.0.1, for an end user with memory."""
+    Api(write_key[1], ACCOUNT).add({"text": "Alice: my cat is called Miso.", "id": "conformance-1"})
     target = urlsplit(live_server.url)
-    proxy = ThreadingHTTPServer(("127.0.0.1", 0), _Forward)
+    proxy = _Proxy(("127.0.0.1", 0), _Forward)
+    assert target.hostname is not None
     proxy.upstream = (target.hostname, target.port)
-    proxy.credential = {"Authorization": f"Bearer {write_key[1]}", "X-Twin-Account": "u_conformance"}
+    proxy.credential = {"Authorization": f"Bearer {write_key[1]}", "X-Twin-Account": ACCOUNT}
     thread = threading.Thread(target=proxy.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{proxy.server_address[1]}/v1/mcp"
@@ -120,7 +139,7 @@ def run_scenario(url: str, version: str, scenario: str, out: Path) -> tuple[subp
 @pytest.mark.parametrize("version", sorted(REQUIREMENTS))
 def test_the_conformance_suite_passes_but_the_expected_failures(proxied_url, tmp_path, version):
     expected = expected_failures()
-    assert len(expected) == 10
+    assert len(expected) == 6
     failed, passed_but_expected, seen = [], [], set()
     for scenario in REQUIREMENTS[version]:
         done, checks = run_scenario(proxied_url, version, scenario, tmp_path / scenario)

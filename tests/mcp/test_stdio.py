@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -129,7 +130,7 @@ def test_with_writes_it_adds_memory_add_and_the_save_policy(seeded, project, tmp
 
 def test_the_read_tools_answer_as_over_http(seeded, project, tmp_path):
     passage = seeded.tool("grep", pattern="Miso.").json()["hits"][0]
-    calls = [
+    calls: list[list[Any]] = [
         ["memory_search", {"query": "cat's name"}],
         ["memory_grep", {"pattern": "miso"}],
         ["memory_read", {"path": passage["path"]}],

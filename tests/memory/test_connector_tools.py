@@ -16,7 +16,6 @@ from memory.connectors.recall import memory_recall
 from memory.errors import CannotAnswer
 from memory.selectors import Memory
 from memory.validation import parse_date
-from tests.fake_llm import fake_llm  # noqa: F401  (the fixture)
 
 SAMPLE = Path(__file__).resolve().parents[2] / "memory" / "sample" / "team.jsonl"
 

@@ -5,7 +5,7 @@ item whose read raises is retried, then marked failed, while the rest of its bat
 import importlib
 import json
 import time
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 from django.db import connection
@@ -13,14 +13,13 @@ from django.db import connection
 from accounts.auth import Context
 from accounts.services import end_user_get_or_create
 from mcp_server import protocol as rpc
-from mcp_server import stdio
 from memory.extraction.dates import find_date
 from memory.limits import DATE_EARLIEST, DATE_LATEST, READ_RETRIES
 from memory.models import Fact, Item
 from memory.selectors import scoped
 from memory.tasks import read_items
 from memory.tools import BY_NAME, stdio_tools
-from tests.conftest import TEST_QUEUE
+from tests.conftest import TEST_QUEUE, stdio_answer
 from tests.console import html, logged_in
 from tests.worker import running_worker
 from twin.celery import app as celery_app
@@ -79,25 +78,44 @@ def overview(api) -> dict:
 
 
 def test_an_item_whose_read_raises_is_marked_failed_and_its_batch_is_read(api, alice, project):
-    # A relative date past 9999-12-31 makes the read raise (in fact extraction) every time it is tried.
-    saved = api.add(
-        {"text": "I will move to Paris next year.", "id": "bad", "at": "9999-12-31"},
-        {"text": "I adopted a cat called Miso.", "id": "good"},
-        wait=False,
-    )
-    assert [i["status"] for i in saved["items"]] == ["added", "added"]
+    # A row stored before dates were bounded makes its read raise (its date cannot be read back) every time.
+    legacy_row(project, "bad")
+    api.add({"text": "I adopted a cat called Miso.", "id": "good"}, wait=False)  # the read takes both
     assert api.tool("grep", pattern="Miso").json()["found"] == 1, "the rest of the batch is read"
     with scoped(project.pk):
         bad = Item.objects.get(external_id="bad")
-    assert bad.is_failed and not bad.is_read and bad.failed_reason == "ValueError in facts"
+    assert bad.is_failed and not bad.is_read and bad.failed_reason == "DataError in at"
     assert overview(api)["failed_items"] == 1 and overview(api)["unread_items"] == 0
     page = html(logged_in(alice).get(f"/projects/{project.slug}/end-users/u_1"))
     assert "Could not be read" in page
-    # Edited, it is a new version and is read again.
+    # Repaired (as the migration does) and edited, it is a new version and is read again.
+    with scoped(project.pk):
+        Item.objects.filter(pk=bad.pk).update(at=datetime(9999, 12, 31, tzinfo=UTC))
     api.add({"text": "I live in Paris.", "id": "bad", "at": "9999-12-31"})
     assert overview(api)["failed_items"] == 0
     with scoped(project.pk):
         assert Item.objects.get(external_id="bad").is_read
+
+
+@pytest.mark.parametrize("at", ["9999-12-31T12:00:00Z", "0001-01-02T12:00:00Z"])
+def test_a_relative_date_past_the_years_a_date_holds_is_left_unresolved_and_the_item_read(api, at):
+    """ "Tomorrow" said on 9999-12-31, "last week" on 0001-01-02: the date they name cannot be held, so it is
+    left unresolved, as a date that is no date, and the item is read (it failed its read every time before,
+    and a day named without its year looped for ever)."""
+    api.add(
+        {"text": "I fly to Lisbon tomorrow.", "id": "tomorrow", "at": at},
+        {"text": "I moved to Paris last week.", "id": "week", "at": at},
+        {"text": "I will move to Porto next year.", "id": "year", "at": at},
+        {"text": "I will see Ana on March 3.", "id": "march", "at": at},
+        {"text": "I met Ana on 3 March.", "id": "met", "at": at},
+    )
+    assert overview(api)["failed_items"] == 0 and overview(api)["unread_items"] == 0
+    for word in ("Lisbon", "Paris", "Porto", "see Ana", "met Ana"):
+        assert api.tool("grep", pattern=word).json()["found"] == 1, word
+    assert find_date("I fly to Lisbon tomorrow.", date(9999, 12, 31)) == (None, None, "")
+    assert find_date("I will see Ana on March 3.", date(9999, 12, 31), "future") == (None, None, "")
+    assert find_date("I met Ana on 3 March.", date(1, 1, 2), "past") == (None, None, "")
+    assert find_date("tomorrow, or yesterday", date(9999, 12, 31))[0] == date(9999, 12, 30), "the next one is read"
 
 
 def test_a_row_stored_before_dates_were_bounded_fails_by_field(api, project):
@@ -109,7 +127,7 @@ def test_a_row_stored_before_dates_were_bounded_fails_by_field(api, project):
             external_id="fine",
             kind="note",
             text="Readable",
-            at=datetime(2026, 1, 1, tzinfo=timezone.utc),
+            at=datetime(2026, 1, 1, tzinfo=UTC),
         )
     read_items.delay(end_user.pk, [legacy.pk, fine.pk])
     with scoped(project.pk, end_user.pk):
@@ -123,11 +141,8 @@ def test_a_real_worker_retries_with_backoff_then_marks_it_failed(api, project):
     celery_app.conf.task_always_eager = False
     try:
         with running_worker(TEST_QUEUE, READ_RETRY_BACKOFF_SECONDS="0.1") as log:
-            api.add(
-                {"text": "I will move to Paris next year.", "id": "bad", "at": "9999-12-31"},
-                {"text": "I adopted a cat called Miso.", "id": "good"},
-                wait=False,
-            )
+            legacy_row(project, "bad")
+            api.add({"text": "I adopted a cat called Miso.", "id": "good"}, wait=False)  # the read takes both
             deadline = time.monotonic() + 30
             while overview(api)["failed_items"] == 0:
                 assert time.monotonic() < deadline, log.read_text()
@@ -137,8 +152,8 @@ def test_a_real_worker_retries_with_backoff_then_marks_it_failed(api, project):
         celery_app.conf.task_always_eager = True
     with scoped(project.pk):
         bad, good = Item.objects.get(external_id="bad"), Item.objects.get(external_id="good")
-    assert text.count(f"The read of item {bad.pk} raised: ValueError in facts") == 1 + READ_RETRIES
-    assert good.is_read and bad.failed_reason == "ValueError in facts"
+    assert text.count(f"The read of item {bad.pk} raised: DataError in at") == 1 + READ_RETRIES
+    assert good.is_read and bad.failed_reason == "DataError in at"
 
 
 def test_the_29th_of_february_named_without_its_year_is_read_in_any_year(api):
@@ -276,7 +291,7 @@ def test_recall_refuses_an_as_of_the_stack_cannot_hold_by_field(read_key):
     context = Context(project=read_key[0].project, account="u_1", access="read")
     session = rpc.Session(context=context, tools=stdio_tools(context), surface="stdio")
     for value in OUT_OF_RANGE:
-        answer = stdio.answer(
+        answer = stdio_answer(
             session,
             json.dumps(
                 {

@@ -170,20 +170,20 @@ def _broken(change):
 
 
 BAD_FILES = [  # (file, the line and the field refused)
-    (_broken(lambda l: l[2]["item"].update(at="2024-13-45")), 3, "item.at"),
-    (_broken(lambda l: l[3]["item"].pop("text")), 4, "item.text"),
-    (_broken(lambda l: l[2]["item"].update(kind="email")), 3, "item.kind"),
-    (_broken(lambda l: l[2]["item"].pop("id")), 3, "item.id"),
-    (_broken(lambda l: l[3]["item"].update(id="n0")), 4, "item.id"),
-    (_broken(lambda l: l[2]["item"].update(author="two\nlines")), 3, "item.author"),
+    (_broken(lambda lines: lines[2]["item"].update(at="2024-13-45")), 3, "item.at"),
+    (_broken(lambda lines: lines[3]["item"].pop("text")), 4, "item.text"),
+    (_broken(lambda lines: lines[2]["item"].update(kind="email")), 3, "item.kind"),
+    (_broken(lambda lines: lines[2]["item"].pop("id")), 3, "item.id"),
+    (_broken(lambda lines: lines[3]["item"].update(id="n0")), 4, "item.id"),
+    (_broken(lambda lines: lines[2]["item"].update(author="two\nlines")), 3, "item.author"),
     (
-        _broken(lambda l: l[2].update(versions=[{"version": 1, "text": "x", "replaced_at": "2024-01-01"}])),
+        _broken(lambda lines: lines[2].update(versions=[{"version": 1, "text": "x", "replaced_at": "2024-01-01"}])),
         3,
         "versions[0].version",
     ),
     (
         _broken(
-            lambda l: l[2].update(
+            lambda lines: lines[2].update(
                 facts=[
                     {
                         "subject": "u_1",
@@ -200,9 +200,9 @@ BAD_FILES = [  # (file, the line and the field refused)
         3,
         "facts[0].recorded_at",
     ),
-    (_broken(lambda l: l[0].update(format="something else")), 1, "format"),
-    (_broken(lambda l: l[0].update(version=2)), 1, "version"),
-    (_broken(lambda l: l[0].update(items=4)), 1, "items"),
+    (_broken(lambda lines: lines[0].update(format="something else")), 1, "format"),
+    (_broken(lambda lines: lines[0].update(version=2)), 1, "version"),
+    (_broken(lambda lines: lines[0].update(items=4)), 1, "items"),
     (body(_lines())[:-20], 4, "line"),
     (body(_lines()) + b"[1, 2]\n", 5, "line"),
     (gzip.compress(body(_lines()))[:-8], 5, "body"),  # its end cut off: found after the last line

@@ -4,8 +4,6 @@ import json
 
 import pytest
 
-from tests.fake_llm import fake_llm  # noqa: F401
-
 
 def note(text, id, at, **extra):
     return {"text": text, "id": id, "at": at, "author": "Alice Chen", **extra}

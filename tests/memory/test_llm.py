@@ -12,7 +12,7 @@ from memory import llm
 from memory.extraction import extractor
 from memory.extraction.attributes import ATTRIBUTES, Fact
 from memory.read import facts
-from tests.fake_llm import KEY, MODEL, fake_llm  # noqa: F401  (the fixture)
+from tests.fake_llm import KEY, MODEL
 
 AT = datetime(2024, 5, 1, 12, tzinfo=UTC)
 P1, P2, P3 = "th_0123456789abcdef/p_0001", "th_0123456789abcdef/p_0002", "th_fedcba9876543210/p_0001"
@@ -246,7 +246,7 @@ def test_brief_answer_over_a_real_search_answer(api, fake_llm):
     passage = found["hits"][0]["passage_id"]
     fake_llm.reply(f"Ana moved to Porto in March [{passage}].")
     answer = llm.brief_answer(found["query"], found["known"], found["hits"])
-    assert answer["cites"] == [passage]
+    assert answer is not None and answer["cites"] == [passage]
     assert blocks(fake_llm.messages()["user"])[passage] == "Ana said she moved to Porto in March."
 
 

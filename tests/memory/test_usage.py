@@ -2,7 +2,6 @@
 
 from memory.models import RecentError, UsageDay
 from memory.selectors import scoped
-from tests.fake_llm import fake_llm  # noqa: F401
 
 
 def rows(project):

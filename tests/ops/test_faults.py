@@ -155,7 +155,7 @@ def test_adds_while_redis_is_down_are_stored_and_answered_fast_then_read_once_it
     account = "redis-down"
     for n in range(4):  # each gunicorn process has stored an add and queued its read before the clock starts
         assert stack.tool(account, "add", items=[{"text": f"Warming up {n}.", "id": f"warm{n}"}]).status == 200
-        wait_for(lambda: stack.read_counts(account)["read"] == n + 1, 30, "the warm-up read")  # its turn ended
+        wait_for(lambda n=n: stack.read_counts(account)["read"] == n + 1, 30, "the warm-up read")  # its turn ended
     stack.redis.stop()
     answers = [
         stack.tool(

@@ -113,7 +113,7 @@ def _imported(module: str, is_package: bool, node: ast.Import | ast.ImportFrom, 
             package = module.split(".") if is_package else module.split(".")[:-1]
             base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
         names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
-    found = set()
+    found: set[str] = set()
     for name in names:
         parts = name.split(".")
         while parts and ".".join(parts) not in known:

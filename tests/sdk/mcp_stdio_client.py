@@ -54,7 +54,10 @@ async def run(spec: dict) -> dict:
             "protocol_version": init.protocol_version,
             "instructions": init.instructions,
             "tools": [t.name for t in tools.tools],
-            "annotations": {t.name: t.annotations.model_dump(by_alias=True, exclude_none=True) for t in tools.tools},
+            "annotations": {
+                t.name: t.annotations.model_dump(by_alias=True, exclude_none=True) if t.annotations else None
+                for t in tools.tools
+            },
             "calls": calls,
         }
 

@@ -149,6 +149,7 @@ class HeadlessPerson:
 
     async def callback_handler(self) -> AuthorizationCodeResult:
         result, self.result = self.result, None
+        assert result is not None, "the redirect came first"
         return result
 
 
@@ -192,12 +193,14 @@ async def run(url: str, email: str, password: str, access: str, auth_method: str
     person = HeadlessPerson(email, password, access, seen)
     provider = OAuthClientProvider(
         server_url=url,
-        client_metadata=OAuthClientMetadata(
-            client_name="SDK test client",
-            redirect_uris=[REDIRECT_URI],
-            token_endpoint_auth_method=auth_method,
-            grant_types=["authorization_code", "refresh_token"],
-            response_types=["code"],
+        client_metadata=OAuthClientMetadata.model_validate(
+            {
+                "client_name": "SDK test client",
+                "redirect_uris": [REDIRECT_URI],
+                "token_endpoint_auth_method": auth_method,
+                "grant_types": ["authorization_code", "refresh_token"],
+                "response_types": ["code"],
+            }
         ),
         storage=storage,
         redirect_handler=person.redirect_handler,
@@ -210,6 +213,7 @@ async def run(url: str, email: str, password: str, access: str, auth_method: str
             async with ClientSession(read_stream, write_stream, read_timeout_seconds=30) as session:
                 initialized = await session.initialize()
                 seen["protocol_version"] = initialized.protocol_version
+                assert storage.client_info is not None and storage.tokens is not None, "registered and signed in"
                 seen["client"] = storage.client_info.model_dump(mode="json", exclude_none=True)
                 seen["first_tokens"] = storage.tokens.model_dump(mode="json")
                 seen["tools"] = [tool.name for tool in (await session.list_tools()).tools]
@@ -228,6 +232,7 @@ async def run(url: str, email: str, password: str, access: str, auth_method: str
                 provider.context.token_expiry_time = time.time() - 1
                 seen["tools_after_refresh"] = [tool.name for tool in (await session.list_tools()).tools]
                 seen["grep_after_refresh"] = tool_text(await session.call_tool("memory_grep", {"pattern": phrase}))
+                assert storage.tokens is not None
                 seen["refreshed_tokens"] = storage.tokens.model_dump(mode="json")
     return seen
 

@@ -2,6 +2,7 @@
 JSON-RPC error the wire document gives), and nothing is stored for it."""
 
 import logging
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -9,11 +10,11 @@ from django.test import Client
 from accounts.auth import Context
 from accounts.models import Connection
 from mcp_server import protocol as rpc
-from mcp_server import stdio
 from memory.limits import JSON_DEPTH_MAX
 from memory.models import Item, RecentError
 from memory.selectors import scoped
 from memory.tools import stdio_tools
+from tests.conftest import stdio_answer
 from tests.console import html, logged_in
 from tests.oauth_flow import authorize_query, card_post_data, fresh_address, pkce, registered
 
@@ -22,7 +23,7 @@ LONE = '"\\ud800"'  # a lone surrogate, as JSON escapes it
 
 
 def nested(levels: int):
-    value = "x"
+    value: object = "x"
     for _ in range(levels - 1):
         value = [value]
     return value
@@ -147,7 +148,7 @@ def logged(caplog) -> str:
 def test_a_refusal_never_echoes_the_value(api, project, caplog):
     caplog.set_level(logging.DEBUG)
     secret = "sk-live-0123456789abcdef"
-    cases = [
+    cases: list[dict[str, Any]] = [
         {"items": [{"text": "x", "kind": secret}]},
         {"items": [{"text": "x", "at": secret}]},
         {"items": [{"text": "x", "title": secret + "\n"}]},
@@ -166,8 +167,8 @@ def test_a_refusal_never_echoes_the_value(api, project, caplog):
 def test_the_stdio_server_refuses_deep_json_and_a_bad_id_too(read_key):
     context = Context(project=read_key[0].project, account="u_1", access="read")
     session = rpc.Session(context=context, tools=stdio_tools(context), surface="stdio")
-    assert stdio.answer(session, DEEP)["error"]["code"] == -32700
-    bad_id = stdio.answer(session, '{"jsonrpc": "2.0", "id": ' + LONE + ', "method": "ping"}')
+    assert stdio_answer(session, DEEP)["error"]["code"] == -32700
+    bad_id = stdio_answer(session, '{"jsonrpc": "2.0", "id": ' + LONE + ', "method": "ping"}')
     assert bad_id["id"] is None and bad_id["error"]["code"] == -32600
 
 
@@ -202,7 +203,7 @@ def test_a_number_that_is_not_finite_is_refused_on_every_reader(api, alice, proj
     context = Context(project=read_key[0].project, account="u_1", access="read")
     session = rpc.Session(context=context, tools=stdio_tools(context), surface="stdio")
     assert (
-        stdio.answer(session, '{"jsonrpc": "2.0", "id": ' + number + ', "method": "ping"}')["error"]["code"] == -32700
+        stdio_answer(session, '{"jsonrpc": "2.0", "id": ' + number + ', "method": "ping"}')["error"]["code"] == -32700
     )
     with scoped(project.pk):
         assert not Item.objects.exists()
@@ -251,7 +252,7 @@ def test_an_integral_number_is_read_as_an_integer(api, write_key):
     api.add({"text": "Alice: I deployed the payments service.", "kind": "message", "author": "Alice"})
     context = Context(project=write_key[0].project, account="u_1", access="write")
     session = rpc.Session(context=context, tools=stdio_tools(context), surface="stdio")
-    answer = stdio.answer(
+    answer = stdio_answer(
         session,
         '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": '
         '{"name": "memory_next", "arguments": {"top": 2.0}}}',

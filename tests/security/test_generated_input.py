@@ -85,7 +85,7 @@ def counts() -> list[int]:
     rows = [0] * len(MEMORY_TABLES)
     for project_id in Project.objects.values_list("pk", flat=True):
         with scoped(project_id):
-            rows = [n + model.objects.count() for n, model in zip(rows, MEMORY_TABLES)]
+            rows = [n + model._default_manager.count() for n, model in zip(rows, MEMORY_TABLES, strict=True)]
     return rows
 
 
@@ -245,7 +245,7 @@ def test_generated_envelopes_over_mcp_are_answered(seeded):
 
 
 def test_nesting_at_the_bound_over_mcp_is_read_and_past_it_refused(seeded):
-    inner = {}
+    inner: dict = {}
     for _ in range(JSON_DEPTH_MAX - 3):  # message > params > arguments > 62 objects: the bound itself
         inner = {"a": inner}
     status, body = rpc(

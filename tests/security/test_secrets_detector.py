@@ -203,7 +203,8 @@ def test_the_benchmark_cases_meet_their_targets():
     """bench/secrets_cases.jsonl: recall at least 0.95 for every kind, no near miss refused, and the gates
     never change an answer (every detector run on the whole text agrees)."""
     rows = [json.loads(line) for line in (Path(__file__).resolve().parents[2] / "bench" / "secrets_cases.jsonl").open()]
-    found, total = Counter(), Counter()
+    found: Counter[str] = Counter()
+    total: Counter[str] = Counter()
     for row in rows:
         kind = find_secret(row["text"])
         if row["kind"] is None:

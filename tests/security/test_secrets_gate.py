@@ -5,6 +5,7 @@ that chose to redact stores "[redacted: <kind>]" in its place."""
 
 import json
 import logging
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -32,7 +33,7 @@ PASSWORD = "Xy7#kL9q-Vault"
 SECRETS = [AWS, GITHUB, STRIPE, SLACK, GITLAB, OPENAI, CARD, CARD.replace(" ", ""), PASSWORD]
 
 # (the item, where its secret is, the secret's kind): one item per field an item has
-HOLDING = [
+HOLDING: list[tuple[dict[str, Any], str, str]] = [
     ({"text": f"the deploy key is {AWS}", "id": "s-text"}, "text", "AWS Access Key"),
     ({"text": "x", "id": "s-title", "title": f"push with {GITHUB}"}, "title", "GitHub Token"),
     ({"text": "x", "id": "s-author", "author": STRIPE}, "author", "Stripe Access Key"),
