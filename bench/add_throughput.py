@@ -91,7 +91,7 @@ class Searcher(threading.Thread):
     def run(self):
         n = 0
         while not self.stopped.is_set():
-            self.seconds.append(timed(lambda: self.search(QUESTIONS[n % len(QUESTIONS)]))[0])
+            self.seconds.append(timed(lambda n=n: self.search(QUESTIONS[n % len(QUESTIONS)]))[0])
             n += 1
             self.stopped.wait(SEARCH_PAUSE_SECONDS)
 

@@ -3,7 +3,7 @@ used (/proc's utime + stime), counted for the processes alive at its end (a proc
 is not counted: the stacks the benches start live throughout)."""
 
 import os
-from collections import Counter
+from collections import defaultdict
 from pathlib import Path
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -47,10 +47,10 @@ def snapshot() -> dict[str, tuple[str, float]]:
     return {**seen, **_machine()}
 
 
-def used_since(before: dict[str, tuple[str, float]]) -> Counter:
+def used_since(before: dict[str, tuple[str, float]]) -> defaultdict[str, float]:
     """Kind -> CPU seconds used since `before` (a snapshot); the machine's own counters under MACHINE and
     STOLEN."""
-    used = Counter()
+    used: defaultdict[str, float] = defaultdict(float)
     for pid, (kind, seconds) in snapshot().items():
         if pid.isdigit():
             used[kind] += seconds - before.get(pid, (kind, 0.0))[1]
@@ -73,12 +73,13 @@ def _machine() -> dict[str, tuple[str, float]]:
     return {MACHINE: (MACHINE, (user + nice + system + irq + softirq) / TICKS), STOLEN: (STOLEN, steal / TICKS)}
 
 
-def describe(used: Counter, wall_seconds: float) -> str:
+def describe(used: defaultdict[str, float], wall_seconds: float) -> str:
     """One line: each kind's CPU seconds and the share of the cores they kept busy; then the share the
     machine's counters say were busy, and the share stolen (a shared host's other guests on these cores)."""
     cores = os.cpu_count() or 1
-    kinds = Counter({kind: seconds for kind, seconds in used.items() if kind not in (MACHINE, STOLEN)})
-    parts = [f"{kind} {seconds:.1f}" for kind, seconds in kinds.most_common() if seconds >= 0.05]
+    kinds = {kind: seconds for kind, seconds in used.items() if kind not in (MACHINE, STOLEN)}
+    busiest = sorted(kinds.items(), key=lambda kind_seconds: kind_seconds[1], reverse=True)
+    parts = [f"{kind} {seconds:.1f}" for kind, seconds in busiest if seconds >= 0.05]
 
     def share(seconds: float) -> str:
         return f"{seconds / (wall_seconds * cores):.0%}"

@@ -11,6 +11,10 @@ and the peak of Python's allocations (tracemalloc) during export and check, in a
 and for N/10: bounded memory means the two peaks are alike.
 
     .venv/bin/python bench/export_import.py [--items 100000] [--refill] [--no-store]
+    .venv/bin/python bench/export_import.py --worst [--worst-bytes 2147483648]
+
+--worst measures instead the worst a client can send, against the real stack, and search during it
+(bench/import_worst.py).
 """
 
 import argparse
@@ -136,8 +140,12 @@ def main():
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--refill", action="store_true")
     parser.add_argument("--no-store", action="store_true")
+    parser.add_argument("--worst", action="store_true", help="the worst a client can send (bench/import_worst.py)")
+    parser.add_argument("--worst-bytes", type=int, default=2 * 1024**3, help="the largest body: IMPORT_MAX_BYTES")
     args = parser.parse_args()
     setup(args.refill)
+    if args.worst:
+        return worst(args.worst_bytes)
     import redis
     from django.conf import settings
 
@@ -152,20 +160,18 @@ def main():
     with tempfile.TemporaryDirectory() as folder:
         path, small_path = f"{folder}/big.jsonl", f"{folder}/small.jsonl"
         seconds = export_to(big, path)
-        size = os.path.getsize(path)
+        file_bytes = os.path.getsize(path)
         print(
-            f"export {args.items:,} items: {seconds:.1f} s ({args.items / seconds:,.0f} items/s), {size / 1e6:,.1f} MB"
+            f"export {args.items:,} items: {seconds:.1f} s ({args.items / seconds:,.0f} items/s), "
+            f"{file_bytes / 1e6:,.1f} MB"
         )
         with open(path, "rb") as file:
             started = time.perf_counter()
             size = imports.check_file(file, project_id=project.pk)
             print(f"check {size.items:,} items: {time.perf_counter() - started:.1f} s")
         export_to(small, small_path)
-        for label, memory, file_path, count in (
-            ("small", small, small_path, small_count),
-            ("big", big, path, args.items),
-        ):
-            exported = traced(lambda: export_to(memory, file_path))
+        for memory, file_path, count in ((small, small_path, small_count), (big, path, args.items)):
+            exported = traced(lambda memory=memory, file_path=file_path: export_to(memory, file_path))
             with open(file_path, "rb") as file:
                 checked = traced(lambda: imports.check_file(file, project_id=project.pk))
             print(
@@ -185,6 +191,18 @@ def main():
             with target.scoped():
                 target.end_user.delete()
             redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(QUEUE)
+
+
+def worst(worst_bytes: int) -> None:
+    """The worst case a client can send, and search during it (bench/import_worst.py), with four projects."""
+    from accounts.services import api_key_create, project_get_or_create
+    from bench import import_worst
+
+    keys = []
+    for n in range(import_worst.BOMBS_AT_ONCE):
+        project, _ = project_get_or_create(name=f"{PROJECT} worst {n}", owner_email="bench@example.com")
+        keys.append(api_key_create(project=project, access="write", name="bench")[1])
+    import_worst.run(keys=keys, queue=QUEUE, worst_bytes=worst_bytes)
 
 
 if __name__ == "__main__":

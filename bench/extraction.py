@@ -68,7 +68,9 @@ def prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
 
 def bench_cases(show_errors: bool) -> None:
     rows = [json.loads(line) for line in CASES.read_text().splitlines() if line.strip()]
-    tp, fp, fn = Counter(), Counter(), Counter()
+    tp: Counter[str] = Counter()
+    fp: Counter[str] = Counter()
+    fn: Counter[str] = Counter()
     by_split: dict[str, Counter] = defaultdict(Counter)  # split -> tp/fp/fn
     dates_right = dates_total = negatives_hit = negatives = sentences = 0
     errors: list[str] = []
@@ -195,7 +197,8 @@ def bench_locomo(show_errors: bool) -> None:
         )
     elapsed = time.perf_counter() - started
 
-    supported, extracted = Counter(), Counter()
+    supported: Counter[str] = Counter()
+    extracted: Counter[str] = Counter()
     unsupported: list[str] = []
     text_of = {row["item"]["id"]: row["item"]["text"] for row in items}
     for turn, facts in facts_by_turn.items():
@@ -211,7 +214,8 @@ def bench_locomo(show_errors: bool) -> None:
             if not ok:
                 unsupported.append(f"{f.subject} {f.attribute}={f.value!r} <- {text_of[turn][:140]!r}")
 
-    covered, classified = Counter(), Counter()
+    covered: Counter[str] = Counter()
+    classified: Counter[str] = Counter()
     for obs in observations:
         for attr, rx in FAMILIES.items():
             if re.search(rx, obs["observation"], re.I):

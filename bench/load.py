@@ -238,7 +238,8 @@ async def paired(base: str, client: dict, pairs: int) -> None:
     for _ in range(20):  # warm both paths and both connections
         await over_http()
         await over_mcp()
-    differences, times = [], {"mcp": [], "http": []}
+    differences: list[float] = []
+    times: dict[str, list[float]] = {"mcp": [], "http": []}
     for n in range(pairs):
         if n % 2:
             h, m = await over_http(), await over_mcp()

@@ -32,7 +32,8 @@ class Http:
     def __init__(self, base_url: str):
         parts = urlsplit(base_url)
         self.host, self.port = parts.hostname, parts.port or 80
-        self.reader = self.writer = None
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
 
     async def post(self, path: str, body: dict, headers: dict) -> tuple[int, dict, bytes]:
         """(status, lower-cased headers, body); one reconnect when a kept-alive connection was closed."""
@@ -40,7 +41,7 @@ class Http:
         for attempt in (1, 2):
             try:
                 return await asyncio.wait_for(self._exchange(path, payload, headers), CALL_TIMEOUT_SECONDS)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 await self.close()
                 raise CallFailed("timeout") from None
             except (ConnectionError, asyncio.IncompleteReadError, OSError):
@@ -50,7 +51,7 @@ class Http:
         raise AssertionError("unreachable")
 
     async def _exchange(self, path: str, payload: bytes, headers: dict) -> tuple[int, dict, bytes]:
-        if self.writer is None:
+        if self.reader is None or self.writer is None:
             self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
         lines = [
             f"POST {path} HTTP/1.1",

@@ -86,7 +86,7 @@ def bm25_rankings(rows, queries) -> dict[str, list[list[str]]]:
         mine = [q for q in queries if q["end_user"] == user]
         tokens = bm25s.tokenize([q["question"] for q in mine], stopwords="en", stemmer=stemmer, show_progress=False)
         found, _ = retriever.retrieve(tokens, k=10, show_progress=False)
-        for q, hits in zip(mine, found):
+        for q, hits in zip(mine, found, strict=True):
             out[q["id"]] = [[items[i]["id"]] for i in hits]
     return out
 
@@ -182,13 +182,15 @@ def main():
     print("Held out: each conversation ranked with the weights fitted on the other four (bench/tune.py).\n")
     table(results)
     overall = {method: metrics.by_category(r)["all"]["recall@10"][0] for method, r in results.items()}
+    bm25 = overall["BM25 (bm25s)"]
     print(
-        f"\nrecall@10 ratio to BM25 in the same run: {overall['twin memory, without the day'] / overall['BM25 (bm25s)']:.2f}"
-        f" without the day, {overall['twin memory, with the day'] / overall['BM25 (bm25s)']:.2f} with it"
+        f"\nrecall@10 ratio to BM25 in the same run: {overall['twin memory, without the day'] / bm25:.2f}"
+        f" without the day, {overall['twin memory, with the day'] / bm25:.2f} with it"
     )
     t = np.array(times) * 1000
     print(
-        f"search through the HTTP route, in-process: p50 {np.percentile(t, 50):.1f} ms, p95 {np.percentile(t, 95):.1f} ms"
+        f"search through the HTTP route, in-process: p50 {np.percentile(t, 50):.1f} ms, "
+        f"p95 {np.percentile(t, 95):.1f} ms"
     )
     if args.ablate:
         headline = overall["twin memory, without the day"]

@@ -6,8 +6,12 @@ whether any of it is there; session any@k whether any of the first k distinct th
 order, holds an evidence item (the session-level figure most published LoCoMo results use).
 """
 
+from collections.abc import Hashable
+from typing import Any, TypeVar
+
 import numpy as np
 
+Thread = TypeVar("Thread", bound=Hashable)  # a thread's name (the runs) or number (bench/tune.py)
 CATEGORIES = (1, 2, 3, 4)  # 5 (adversarial) is reported apart
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 BOOTSTRAP_RESAMPLES = 2_000
@@ -23,7 +27,7 @@ def any_at(hits: list[list[str]], evidence: set[str], k: int) -> float:
     return float(any(item in evidence for hit in hits[:k] for item in hit))
 
 
-def session_any_at(threads: list[str], evidence_threads: set[str], k: int) -> float:
+def session_any_at(threads: list[Thread], evidence_threads: set[Thread], k: int) -> float:
     """`threads`: each hit's thread, in rank order (repeats allowed); the first k distinct ones count."""
     distinct = list(dict.fromkeys(threads))[:k]
     return float(any(thread in evidence_threads for thread in distinct))
@@ -59,7 +63,7 @@ def by_category(rows: list[dict]) -> dict:
     groups = {"all": [r for r in rows if r["category"] in CATEGORIES]}
     for category in sorted({r["category"] for r in rows}):
         groups[category] = [r for r in rows if r["category"] == category]
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for name, members in groups.items():
         if not members:
             continue

@@ -89,7 +89,8 @@ def main():
     if args.dump:
         profiler.dump_stats(args.dump)
 
-    timings = pstats.Stats(profiler).stats  # (file, line, function) -> (calls, _, own, cumulative, _)
+    # (file, line, function) -> (calls, _, own, cumulative, _); typeshed leaves this attribute of Stats out
+    timings = pstats.Stats(profiler).stats  # type: ignore[attr-defined]  # set in Stats.__init__
     print(
         f"{len(turns)} turns read in slices of at most {READ_SLICE_ITEMS}, {seconds:.1f} s "
         f"({len(turns) / seconds:.1f} turns/s), model threads {os.cpu_count()}"
@@ -120,6 +121,7 @@ def cpu(project_id: int, texts: list[str]):
             return cursor.fetchone()[0]
 
     def measured(work) -> tuple[float, float, float, float]:
+        assert embeddings._model_process is not None, "the model's process runs (use_lanes)"
         model, database = embeddings._model_process.pid, backend()
         before = (cpu_seconds(model), process(), cpu_seconds(database), time.perf_counter())
         work()

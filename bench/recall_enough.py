@@ -83,7 +83,7 @@ def main():
         labels.append(int(q["category"] != 5))
         users.append(q["end_user"])
         shipped.append(brief.enough(values))
-    x, y, users, shipped = np.array(rows), np.array(labels), np.array(users), np.array(shipped)
+    x, y, by_user, as_shipped = np.array(rows), np.array(labels), np.array(users), np.array(shipped)
     per = (time.perf_counter() - started) / len(asked) * 1000
     print(f"{len(asked)} questions ({int(y.sum())} answerable, {int((1 - y).sum())} adversarial), {per:.0f} ms each")
     print("\n| score | ROC AUC | accuracy at best threshold | threshold | always 'answerable' |")
@@ -93,17 +93,17 @@ def main():
         accuracy, threshold = best_accuracy(scores, y)
         print(f"| {label} | {auc(scores, y):.3f} | {accuracy:.3f} | {threshold:.2f} | {y.mean():.3f} |")
 
-    report("`enough` as shipped", shipped)
+    report("`enough` as shipped", as_shipped)
     for i, n in enumerate(names):
         report(f"feature {n} alone", x[:, i])
     if args.fit:
         held_out = np.zeros(len(y))
-        for user in np.unique(users):
-            w, b = fit(x[users != user], y[users != user])
-            held_out[users == user] = 1 / (1 + np.exp(-(x[users == user] @ w + b)))
+        for user in np.unique(by_user):
+            w, b = fit(x[by_user != user], y[by_user != user])
+            held_out[by_user == user] = 1 / (1 + np.exp(-(x[by_user == user] @ w + b)))
         report("refitted, leave-one-conversation-out", held_out)
         w, b = fit(x, y)
-        print("\nWEIGHTS = {" + ", ".join(f'"{n}": {v:.3f}' for n, v in zip(names, w)) + "}")
+        print("\nWEIGHTS = {" + ", ".join(f'"{n}": {v:.3f}' for n, v in zip(names, w, strict=True)) + "}")
         print(f"BIAS = {b:.3f}")
 
 

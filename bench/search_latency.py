@@ -31,8 +31,9 @@ import os
 import sys
 import time
 from collections import defaultdict
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -60,10 +61,11 @@ def setup(fresh: bool = False):
             # A pool (a web process's settings) still holds connections to the database about to be dropped;
             # closed, the next query opens a new one instead of waiting on the old one's reconnect back-off.
             from django.db import connections
+            from django.db.backends.postgresql.base import DatabaseWrapper as PostgresWrapper
 
-            for conn in connections.all():
-                if getattr(conn, "pool", None):
-                    conn.close_pool()
+            for alias in connections.all():
+                if getattr(alias, "pool", None):
+                    cast(PostgresWrapper, alias).close_pool()
             with psycopg.connect(database_setup.embedded_superuser(VAR_DIR, "postgres"), autocommit=True) as conn:
                 conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
         database_setup.set_up_embedded(VAR_DIR, DB_NAME)
@@ -90,7 +92,8 @@ def base_turns():
     from memory.model import embeddings
     from memory.read.pieces import context_vector, sentences
 
-    turns, previous = [], {}
+    turns: list[dict] = []
+    previous: dict = {}
     for row in items():
         item = row["item"]
         key = (row["end_user"], item.get("session", ""))
@@ -116,7 +119,7 @@ def base_turns():
                     len(t["text"]),
                     v,
                 )
-                for t, v in zip(turns, text)
+                for t, v in zip(turns, text, strict=True)
             ],
             np.float32,
         )
@@ -188,8 +191,8 @@ def fill(end_users: list[tuple[int, int]]):
         cur.execute("SET session_replication_role = replica")  # no FK triggers during the load
     conn.commit()
     item_id = thread_id = passage_id = sentence_id = 0
-    epoch = datetime(2019, 1, 1, tzinfo=timezone.utc)
-    now = datetime.now(timezone.utc)
+    epoch = datetime(2019, 1, 1, tzinfo=UTC)
+    now = datetime.now(UTC)
     n_turns = len(turns)
     copies = {
         "item": "COPY memory_item (id, end_user_id, external_id, kind, text, at, author, role, session, title, "
@@ -227,16 +230,16 @@ def fill(end_users: list[tuple[int, int]]):
     }
     for n_user, (end_user, size) in enumerate(end_users):
         # Threads: runs of 10-30 consecutive turns from a random place, dated over five years, oldest first.
-        lengths = []
+        lengths: list[int] = []
         while sum(lengths) < size:
-            lengths.append(int(min(rng.integers(10, 31), size - sum(lengths))))
+            lengths.append(min(int(rng.integers(10, 31)), size - sum(lengths)))
         days = np.sort(rng.uniform(0, 5 * 365, len(lengths)))
         base = np.concatenate([rng.integers(0, n_turns - n) + np.arange(n) for n in lengths])
         t_vec, c_vec = _noisy(rng, text_v[base]), _noisy(rng, context_v[base])
-        rows = {k: [] for k in copies}
+        rows: dict[str, list[tuple]] = {k: [] for k in copies}
         sentences = []
         position = 0
-        for n_thread, (n, day) in enumerate(zip(lengths, days)):
+        for n_thread, (n, day) in enumerate(zip(lengths, days, strict=True)):
             thread_id += 1
             tid = "th_" + rng.bytes(8).hex()
             session = f"s{n_thread}"
@@ -307,7 +310,7 @@ def fill(end_users: list[tuple[int, int]]):
                 position += 1
         if sentences:
             s_vec = _noisy(rng, sentence_v[[k for _, k in sentences]])
-            for (pid, _), vector in zip(sentences, s_vec):
+            for (pid, _), vector in zip(sentences, s_vec, strict=True):
                 sentence_id += 1
                 rows["sentence"].append((sentence_id, end_user, pid, HalfVector(vector)))
         with conn.cursor() as cur:
@@ -502,7 +505,9 @@ def measure(key: str, users: dict[str, int], n_queries: int):
     with connection.execute_wrapper(timer.sql):
         run(f"{size:,} passages, brief, no own indexes", next(u for u, n in users.items() if n == size), {})
     for end_user in {int(name.rsplit("_u", 1)[1]) for name in big}:
-        own_indexes.build(Memory.of_end_user(end_user))
+        memory = Memory.of_end_user(end_user)
+        assert memory is not None
+        own_indexes.build(memory)
     print("\nmean ms per request:")
     kinds = sorted(
         {k for b in breakdown.values() for k in b}, key=lambda k: -max(b.get(k, 0) for b in breakdown.values())
@@ -518,8 +523,9 @@ def explain(project: int, end_user: int, question: str):
     from memory.query import retrieval
     from memory.selectors import Memory, PassageFilters
 
-    filters = PassageFilters(current_at=datetime.now(timezone.utc))
+    filters = PassageFilters(current_at=datetime.now(UTC))
     memory = Memory.of_end_user(end_user)
+    assert memory is not None
     with memory.scoped():
         plans = retrieval.explain(memory, question, filters)
     for source, plan in plans.items():
@@ -562,7 +568,7 @@ def main():
 
     with connection.cursor() as cursor:
         cursor.execute("SELECT current_user AS role")
-        print(f"connected as {dict(zip([c.name for c in cursor.description], cursor.fetchone()))['role']}")
+        print(f"connected as {dict(zip([c.name for c in cursor.description], cursor.fetchone(), strict=True))['role']}")
     project, users = bench_users()
     with scoped(project.pk):
         stats = dict(MemoryStats.objects.filter(end_user__in=users.values()).values_list("end_user_id", "passages"))
@@ -576,7 +582,9 @@ def main():
 
     for end_user in own_indexes.wanted():
         started = time.perf_counter()
-        built = own_indexes.build(Memory.of_end_user(end_user))
+        memory = Memory.of_end_user(end_user)
+        assert memory is not None
+        built = own_indexes.build(memory)
         print(f"built {', '.join(built)} in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     # The limiter stays on (its Redis round trip is part of every request), with a budget one fast client
     # does not meet: at the default 600 a minute for one end user, the bench's back-to-back searches would.

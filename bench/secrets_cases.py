@@ -493,7 +493,7 @@ NEAR_MISSES = (
 
 def cases() -> list[dict]:
     """Every case, positives kind by kind, then near misses; the same list on every run."""
-    rows = [
+    rows: list[dict[str, str | None]] = [
         {"text": make(), "kind": kind}
         for kind, make in POSITIVES.items()
         for _ in range(PER_OWN_RULE if kind in ("Password", "Payment card number") else PER_KIND)

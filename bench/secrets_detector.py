@@ -64,7 +64,8 @@ def best_ms(scan, texts: list[str]) -> float:
 
 def pieces(text: str) -> list[str]:
     """`text` cut at line ends into pieces of at most PIECE characters."""
-    out, current = [], []
+    out: list[str] = []
+    current: list[str] = []
     size = 0
     for line in text.split("\n"):
         if size + len(line) + 1 > PIECE and current:
@@ -109,7 +110,9 @@ def synthetic() -> str:
 
 
 def recall(rows: list[dict], errors: bool) -> None:
-    found, total, near_refused = Counter(), Counter(), []
+    found: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    near_refused: list[tuple[str, str]] = []
     for row in rows:
         kind = find_secret(row["text"])
         if row["kind"] is None:
@@ -134,8 +137,8 @@ def recall(rows: list[dict], errors: bool) -> None:
 
 def locomo(errors: bool) -> list[str]:
     rows = locomo_data.items()
-    refused = [(row["item"]["id"], scan_item(row["item"])) for row in rows]
-    refused = [(item_id, found) for item_id, found in refused if found]
+    scanned = [(row["item"]["id"], scan_item(row["item"])) for row in rows]
+    refused = [(item_id, found) for item_id, found in scanned if found]
     print(
         f"\nLoCoMo dev turns refused: {len(refused)} of {len(rows)} ({len(refused) / len(rows):.2%}); by kind: "
         f"{dict(Counter(kind for _, (_, kind) in refused)) or 'none'}"

@@ -87,7 +87,9 @@ def figures(data: Data, weights: np.ndarray, select: np.ndarray | None = None) -
     found = np.bitwise_count(np.bitwise_or.accumulate(np.take_along_axis(data.evidence[rows], top, 1), axis=1))
     n = data.n_evidence[rows]
     threads = np.take_along_axis(data.threads[rows], top, 1)
-    session = [metrics.session_any_at(list(t), data.evidence_threads[i], 10) for i, t in zip(rows, threads)]
+    session = [
+        metrics.session_any_at(list(t), data.evidence_threads[i], 10) for i, t in zip(rows, threads, strict=True)
+    ]
     return {
         "recall@1": found[:, 0] / n,
         "recall@5": found[:, 4] / n,
@@ -123,7 +125,7 @@ def fit(data: Data, select: np.ndarray, names: tuple[str, ...]) -> dict[str, flo
                     best, weights, changed = score, trial, True
         if not changed:
             break
-    return {name: float(w) for name, w in zip(names, weights)}
+    return {name: float(w) for name, w in zip(names, weights, strict=True)}
 
 
 def leave_one_out(data: Data, names: tuple[str, ...]) -> dict[str, dict[str, float]]:
