@@ -13,8 +13,8 @@ from .scopes import SCOPE_READ, SCOPE_WRITE
 from .services import end_user_get_or_create
 
 # What each access on the card grants, and the words the card and Connected apps show for it.
-ACCESS_SCOPES = {Access.READ: (SCOPE_READ,), Access.WRITE: (SCOPE_READ, SCOPE_WRITE)}
-ACCESS_LABELS = {Access.WRITE: "Read and save", Access.READ: "Read only"}
+ACCESS_SCOPES: dict[str, tuple[str, ...]] = {Access.READ: (SCOPE_READ,), Access.WRITE: (SCOPE_READ, SCOPE_WRITE)}
+ACCESS_LABELS: dict[str, str] = {Access.WRITE: "Read and save", Access.READ: "Read only"}
 
 
 def scope_for_access(access: str) -> str:

@@ -22,7 +22,8 @@ class SignUpForm(forms.Form):
         return self.cleaned_data["email"].strip().lower()
 
     def clean(self):
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         if cleaned.get("password"):
             try:
                 password_validation.validate_password(cleaned["password"])

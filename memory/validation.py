@@ -9,7 +9,9 @@ answers that echo it (search's and recall's `as_of`).
 
 import json
 import re
+from collections.abc import Callable
 from datetime import UTC, date, datetime, time
+from typing import Any
 
 import fastjsonschema
 from jsonschema import Draft202012Validator
@@ -45,6 +47,7 @@ class GivenTime(datetime):
     """
 
     __slots__ = ("text",)
+    text: str
 
     @classmethod
     def given(cls, parsed: datetime, text: str) -> "GivenTime":
@@ -156,6 +159,7 @@ def parse_date(value: str, field: str) -> GivenTime:
     """An ISO day (YYYY-MM-DD, read as its midnight UTC) or an ISO time starting with one (UTC when it names
     no offset), that the stack can hold: an offset from OFFSET_MIN to OFFSET_MAX, and a UTC value from
     DATE_EARLIEST to DATE_LATEST; kept with `value` as its text. InvalidArguments naming `field` otherwise."""
+    parsed: datetime | None  # None: out of the stack's range
     try:
         if len(value) == ISO_DAY_LENGTH:
             parsed = datetime.combine(date.fromisoformat(value), time(), tzinfo=UTC)
@@ -166,7 +170,8 @@ def parse_date(value: str, field: str) -> GivenTime:
             f"{field}: not an ISO day (YYYY-MM-DD) or ISO time", field=field, bound="ISO 8601"
         ) from None
     parsed = parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-    if not OFFSET_MIN <= parsed.utcoffset() <= OFFSET_MAX:
+    offset = parsed.utcoffset()  # never None: the value is aware
+    if offset is None or not OFFSET_MIN <= offset <= OFFSET_MAX:
         raise InvalidArguments(f"{field}: a UTC offset from -12:00 to +14:00", field=field, bound="-12:00 to +14:00")
     try:
         parsed.astimezone(UTC)  # year 0 or 10000 in UTC overflows here
@@ -203,7 +208,7 @@ def _parsed(schema: dict, value, path: list):
 
 
 # Each schema compiled to Python once (the tools' and the import's: module constants, so a handful).
-_compiled: dict[int, tuple[dict, object]] = {}
+_compiled: dict[int, tuple[dict, Callable[[Any], Any]]] = {}
 
 
 def _passes(schema: dict, arguments) -> bool:
