@@ -29,9 +29,9 @@ from accounts.errors import ApiError
 from accounts.models import END_USER_ID_MAX, Access
 from accounts.permissions import can
 from accounts.selectors import end_user_of_project
+from memory.dispatch import call
 from memory.limits import TEXT_MAX
 from memory.outcome import failure_message
-from memory.dispatch import call
 from memory.tools import Tool, mcp_tools
 from memory.validation import DATE_PATTERN
 from twin import json_limits
@@ -244,7 +244,7 @@ def run_tool(*, context: Context, tool: Tool, arguments: dict) -> dict:
     answers) and `answer` (the tool's JSON, or its error). A crash is logged and shown as failed."""
     try:
         outcome = call(tool, context, arguments, surface="console")
-    except Exception as error:  # noqa: BLE001 - a failing tool is shown on the page, not a crashed console
+    except Exception as error:
         log.exception("Tool failed")
         return {"status": FAILED, "answer": {"message": failure_message(error)}}
     return {"status": outcome.status, "answer": outcome.body}

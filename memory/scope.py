@@ -95,4 +95,4 @@ def scoped_to_account(project_id: int, account: str) -> Iterator[Callable[[], En
 def _current_scope() -> dict[str, str]:
     with connection.cursor() as cursor:
         cursor.execute(_CURRENT_SCOPE)
-        return dict(zip([column.name for column in cursor.description], cursor.fetchone()))
+        return dict(zip([column.name for column in cursor.description], cursor.fetchone(), strict=True))

@@ -33,7 +33,7 @@ from .scope import ScopeConflict, scoped, scoped_to_account  # noqa: F401 (Scope
 def named_rows(cursor) -> list[dict]:
     """The cursor's rows as dicts by column name: SQL results are read by name, never by position."""
     names = [column.name for column in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 @dataclass(frozen=True)

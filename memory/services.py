@@ -178,7 +178,7 @@ def _store(memory: Memory, items: list[dict]) -> list[dict]:
                 item.external_id: item for item in memory.items().select_for_update().filter(external_id__in=ids)
             }
         without_ids = []
-        for index, (raw, screen) in enumerate(zip(items, screened)):
+        for index, (raw, screen) in enumerate(zip(items, screened, strict=True)):
             if screen.item is None:
                 results[index] = screen.refusal(f"items[{index}].", raw)
             elif screen.item.get("id"):
@@ -190,7 +190,7 @@ def _store(memory: Memory, items: list[dict]) -> list[dict]:
         Item.objects.bulk_create([item for item in stored if item.pk is None])
         # Last, so an item without an id is also caught repeating one this call stored by its id.
         loose = [screened[index].item for index in without_ids]
-        for index, (result, item) in zip(without_ids, _store_without_ids(memory, loose)):
+        for index, (result, item) in zip(without_ids, _store_without_ids(memory, loose), strict=True):
             results[index] = result
             stored += [item] if item else []
         for index, screen in enumerate(screened):
@@ -221,7 +221,7 @@ def _store_without_ids(memory: Memory, raws: list[dict]) -> list[tuple[dict, Ite
     digests = [content_hash(each) for each in fields]
     originals = originals_of(memory, digests)
     new: dict[str, tuple[str, dict]] = {}  # the first item of each content not stored yet
-    for digest, each in zip(digests, fields):
+    for digest, each in zip(digests, fields, strict=True):
         if digest not in originals and digest not in new:
             new[digest] = (f"it_{uuid.uuid4().hex[:EXTERNAL_ID_HEX]}", each)
     added = store_unless_duplicates(memory, new) if new else {}

@@ -123,7 +123,11 @@ def memory_lessons(*, memory: Memory, task: str) -> dict:
         raise CannotAnswer("no_attempts", "Memory records no attempt with an outcome or a lesson.", task=task)
     similarity = _similarity(memory, task, [passages[e.pk] for e in attempts])
     best = float(similarity.max())
-    keep = [(float(s), e) for s, e in zip(similarity, attempts) if s >= RELEVANT_MIN and s >= best - RELEVANT_SPREAD]
+    keep = [
+        (float(s), e)
+        for s, e in zip(similarity, attempts, strict=True)
+        if s >= RELEVANT_MIN and s >= best - RELEVANT_SPREAD
+    ]
     if not keep:
         raise CannotAnswer(
             "no_lessons",
@@ -142,7 +146,7 @@ def memory_lessons(*, memory: Memory, task: str) -> dict:
         groups[key] = [(s, e) for s, e in groups[key] if ("thread", e.thread) not in groups]
         if not groups[key]:
             del groups[key]
-    for score, e in zip(similarity, attempts):
+    for score, e in zip(similarity, attempts, strict=True):
         if ("thread", e.thread) in groups and (e.pk not in kept or not _is_account(e)):
             groups[("thread", e.thread)].append((float(score), e))
     lessons = []

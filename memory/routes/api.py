@@ -6,8 +6,8 @@ from rest_framework.views import APIView
 
 from accounts.auth import ContextAuthentication
 
-from ..outcome import Outcome
 from ..dispatch import call
+from ..outcome import Outcome
 from ..tools import Tool
 
 ERROR_SCHEMA = {
