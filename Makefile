@@ -8,9 +8,9 @@ HOST ?= 127.0.0.1
 REDIS_URL ?= redis://127.0.0.1:6379/0
 export REDIS_URL
 
-.PHONY: setup run test redis chromium conformance database migrate model
+.PHONY: setup run test clients redis chromium conformance database migrate model
 
-setup: $(VENV)/.installed redis chromium conformance database migrate model
+setup: $(VENV)/.installed redis chromium conformance clients database migrate model
 
 # Reinstall only when requirements.txt changes, so a second `make setup` takes seconds.
 $(VENV)/.installed: requirements.txt
@@ -72,6 +72,14 @@ $(CONFORMANCE)/node_modules/.installed: $(CONFORMANCE)/package-lock.json
 		fi; \
 	fi
 	cd $(CONFORMANCE) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+# The official clients (clients/), for their tests: the Python one installed into the venv, editable, so the
+# checkout's code is what runs; done again only when its pyproject.toml changes.
+clients: $(VENV)/.client-python
+
+$(VENV)/.client-python: $(VENV)/.installed clients/python/pyproject.toml
+	$(PY) -m pip install --quiet -e ./clients/python
 	@touch $@
 
 # The superuser's steps, once (roles twin_owner and twin_app, the database, pgvector; twin/database_setup.py):

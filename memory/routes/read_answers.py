@@ -9,6 +9,7 @@ _TIME = {"type": "string", "description": "An ISO 8601 time."}
 _MAYBE_TIME = {**_TIME, "nullable": True}
 _PASSAGE = {
     "type": "object",
+    "title": "Passage",
     "description": "One passage: its address, date, who, its text, and the items it was cut from.",
     "properties": {
         "path": {"type": "string", "description": "Its file, such as passages/memory/notes/th_…/p_0001.md."},
@@ -39,6 +40,7 @@ _KNOWN_PROPERTIES = {
 }
 _KNOWN = {
     "type": "object",
+    "title": "KnownFact",
     "description": "A dated fact as it stood: what is true of a subject, since when, and where it was said.",
     "properties": _KNOWN_PROPERTIES,
     "required": list(_KNOWN_PROPERTIES),
@@ -97,6 +99,7 @@ LS_ANSWER = {
             "type": "array",
             "items": {
                 "type": "object",
+                "title": "Entry",
                 "description": "A file or a directory (ending in /): a thread's directory has its counts and "
                 "dates, a passage file its date and the start of its text.",
                 "properties": {
@@ -166,7 +169,12 @@ _CHAIN_PROPERTIES = {
         "required": ["path", "passage_id", "item_id"],
     },
 }
-_CHAIN_ENTRY = {"type": "object", "properties": _CHAIN_PROPERTIES, "required": list(_CHAIN_PROPERTIES)}
+_CHAIN_ENTRY = {
+    "type": "object",
+    "title": "ChainEntry",
+    "properties": _CHAIN_PROPERTIES,
+    "required": list(_CHAIN_PROPERTIES),
+}
 HISTORY_ANSWER = {
     "type": "object",
     "properties": {
@@ -195,6 +203,7 @@ VERSIONS_ANSWER = {
         "id": _STRING,
         "current": {
             "type": "object",
+            "title": "ItemNow",
             "properties": {**_ITEM_FIELDS, "updated_at": _TIME},
             "required": ["version", "text", "updated_at"],
         },
@@ -203,6 +212,7 @@ VERSIONS_ANSWER = {
             "description": "Earlier versions, oldest first.",
             "items": {
                 "type": "object",
+                "title": "ItemVersion",
                 "properties": {**_ITEM_FIELDS, "replaced_at": _TIME},
                 "required": ["version", "text", "replaced_at"],
             },
