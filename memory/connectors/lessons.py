@@ -135,39 +135,49 @@ def memory_lessons(*, memory: Memory, task: str) -> dict:
             task=task,
             closest=cite(passages[attempts[int(similarity.argmax())].pk]),
         )
-    groups: dict[tuple, list[tuple[float, object]]] = {}
+    groups = _grouped(keep, list(zip(similarity, attempts, strict=True)))
+    lessons = [_lesson(key, members, passages) for key, members in groups.items()]
+    lessons.sort(key=lambda entry: -entry["relevance"])
+    return {"task": task, "lessons": lessons[:LESSONS_MAX]}
+
+
+def _grouped(keep: list, scored: list) -> dict[tuple, list]:
+    """The kept attempts grouped into lessons: a written account's thread, or a tally of one action on one
+    surface, each member with its score. A written account's thread brings its other attempts along (the
+    incident's rollback), relevant or not."""
+    groups: dict[tuple, list] = {}
     for score, e in keep:
         written = _is_account(e)
         key = ("thread", e.thread or e.item_id) if written else ("tally", e.action, e.surface)
         groups.setdefault(key, []).append((score + (ACCOUNT_BONUS if written else 0.0), e))
-    # A written account's thread brings its other attempts along (the incident's rollback), relevant or not.
     kept = {e.pk for _, e in keep}
     for key in [k for k in groups if k[0] == "tally"]:
         groups[key] = [(s, e) for s, e in groups[key] if ("thread", e.thread) not in groups]
         if not groups[key]:
             del groups[key]
-    for score, e in zip(similarity, attempts, strict=True):
+    for score, e in scored:
         if ("thread", e.thread) in groups and (e.pk not in kept or not _is_account(e)):
             groups[("thread", e.thread)].append((float(score), e))
-    lessons = []
-    for key, members in groups.items():
-        members.sort(key=lambda se: (-se[0], se[1].at))
-        group = [e for _, e in members]
-        if key[0] == "thread":
-            lesson, happened = _written_lesson(sorted(group, key=lambda e: -bool(_TAKEAWAY.search(e.text))))
-        else:
-            lesson, happened = _tally_lesson(sorted(group, key=lambda e: e.at)), ""
-        # A thread's outcome is its account's (a postmortem's failure), not its rollback's success.
-        accounts = [e for e in group if _is_account(e)] if key[0] == "thread" else group
-        entry = {
-            "lesson": lesson,
-            "outcome": _outcome(accounts or group),
-            "attempts": max(sum(bool(e.outcome) for e in group), 1),
-            "relevance": round(members[0][0], 3),
-        }
-        if happened:
-            entry["what_happened"] = happened
-        entry["passages"] = [cite(passages[e.pk]) for e in group[:PASSAGES_MAX]]
-        lessons.append(entry)
-    lessons.sort(key=lambda entry: -entry["relevance"])
-    return {"task": task, "lessons": lessons[:LESSONS_MAX]}
+    return groups
+
+
+def _lesson(key: tuple, members: list, passages: dict) -> dict:
+    """One lesson from a group's members (score, attempt): what it taught, its outcome, its passages."""
+    members.sort(key=lambda se: (-se[0], se[1].at))
+    group = [e for _, e in members]
+    if key[0] == "thread":
+        lesson, happened = _written_lesson(sorted(group, key=lambda e: -bool(_TAKEAWAY.search(e.text))))
+    else:
+        lesson, happened = _tally_lesson(sorted(group, key=lambda e: e.at)), ""
+    # A thread's outcome is its account's (a postmortem's failure), not its rollback's success.
+    accounts = [e for e in group if _is_account(e)] if key[0] == "thread" else group
+    entry = {
+        "lesson": lesson,
+        "outcome": _outcome(accounts or group),
+        "attempts": max(sum(bool(e.outcome) for e in group), 1),
+        "relevance": round(members[0][0], 3),
+    }
+    if happened:
+        entry["what_happened"] = happened
+    entry["passages"] = [cite(passages[e.pk]) for e in group[:PASSAGES_MAX]]
+    return entry
