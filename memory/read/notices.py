@@ -1,5 +1,5 @@
 """The read's notices: a worker announces each committed read on its end user's Redis channel, and a
-`wait: true` add (services.memory_add_settle) listens there instead of holding a database connection while
+`wait: true` add (services.memory_add) listens there instead of holding a database connection while
 it waits.
 
 An import job (memory/portability/jobs.py) announces its end the same way, on a channel of its own, to the
