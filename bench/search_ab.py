@@ -41,7 +41,7 @@ def serve(root: str, database: str):
     try:  # the model's module, in either checkout's layout
         from memory.model import embeddings
     except ImportError:
-        from memory import embeddings
+        from memory import embeddings  # type: ignore[attr-defined, no-redef]  # the layout before memory/model/
 
     project, _ = project_get_or_create(name=PROJECT, owner_email="bench@example.com")
     _, key = api_key_create(project=project, access="read", name="search a/b")
@@ -104,15 +104,18 @@ def main():
         )
         for name, root in sides.items()
     }
-    for name, proc in procs.items():
-        assert proc.stdout.readline().startswith("ready"), f"{name} did not start"
+    pipes = {name: (proc.stdin, proc.stdout) for name, proc in procs.items()}
+    for name, (_, out) in pipes.items():
+        assert out is not None and out.readline().startswith("ready"), f"{name} did not start"
 
     def ask(name, command):
-        procs[name].stdin.write(command + "\n")
-        procs[name].stdin.flush()
-        return float(procs[name].stdout.readline())
+        into, out = pipes[name]
+        assert into is not None and out is not None
+        into.write(command + "\n")
+        into.flush()
+        return float(out.readline())
 
-    times = {}
+    times: dict[tuple[str, str], list[float]] = {}
     for mode in args.modes.split(","):
         user, kind = mode.split(":")
         for i in range(args.questions):
@@ -127,13 +130,15 @@ def main():
         new = [ask("new", f"{command} {i}") for i in range(args.questions)]
         print(f"| baseline: {label} | {summary(base)} | {summary(new)} | |")
     for mode in args.modes.split(","):
-        base, new = np.array(times[(mode, "base")]), np.array(times[(mode, "new")])
+        base_ms, new_ms = np.array(times[(mode, "base")]), np.array(times[(mode, "new")])
         print(
-            f"| {mode} | {summary(base)} | {summary(new)} | {np.median(new - base):+.1f} ms, "
-            f"{np.median(new / base):.3f} |"
+            f"| {mode} | {summary(base_ms)} | {summary(new_ms)} | {np.median(new_ms - base_ms):+.1f} ms, "
+            f"{np.median(new_ms / base_ms):.3f} |"
         )
-    for proc in procs.values():
-        proc.stdin.close()
+    for name, proc in procs.items():
+        into, _ = pipes[name]
+        assert into is not None
+        into.close()
         proc.wait()
 
 
