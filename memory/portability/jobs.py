@@ -94,7 +94,7 @@ def import_job_start(*, context: Context, stream, surface: str) -> ImportJob:
         spool.discard(str(path))
         raise
     try:
-        run_import.apply_async(args=[job.project_id, job.pk], queue=import_queue(), retry=False)
+        run_import.apply_async(args=(job.project_id, job.pk), queue=import_queue(), retry=False)
     except BrokerError:
         log.warning("Could not queue import job %s", job.pk, exc_info=True)
         _end(job, ImportJob.FAILED, refusal=ImportFailed("The import could not be queued."))
@@ -120,7 +120,7 @@ def import_job_create(*, context: Context, file: str, surface: str) -> ImportJob
         except IntegrityError:
             running = ImportJob.objects.filter(project=project, state__in=ImportJob.RUNNING).first()
     if running is not None and _abandoned(running):
-        run_import.apply_async(args=[project.pk, running.pk], queue=import_queue(), retry=False)
+        run_import.apply_async(args=(project.pk, running.pk), queue=import_queue(), retry=False)
     raise ImportRunning(running if running is not None and running.account == context.account else None)
 
 

@@ -26,7 +26,7 @@ def listed(api, era_modern=False) -> list[dict]:
     """Every resource resources/list names, page after page, by its cursor."""
     found, cursor = [], None
     while True:
-        params = {"cursor": cursor} if cursor else {}
+        params: dict[str, str] = {"cursor": cursor} if cursor else {}
         page = result_of(modern(api, "resources/list", params) if era_modern else api.mcp("resources/list", params))
         found += page["resources"]
         cursor = page.get("nextCursor")

@@ -2,6 +2,8 @@
 exact: no key the schema does not name, no null where it does not allow one. The routes run over a small
 memory made with real adds, in each of the shapes their answers take."""
 
+from typing import Any
+
 import jsonschema
 import pytest
 from django.test import Client
@@ -53,7 +55,7 @@ def answers_of(api):
     """(route, status, answer) for calls in every shape, over the memory `held` made."""
     thread = api.tool("ls", path="passages/memory/messages/").json()["children"][0]["path"]
     passage = api.tool("latest", k=1, place="messages").json()["passages"][0]["passage_id"]
-    calls = [
+    calls: list[tuple[str, dict[str, Any]]] = [
         ("search", {"query": "Where does Alice live?"}),
         ("search", {"query": "Where does Alice live?", "before": "2025-01-01"}),
         ("search", {"query": "launch", "scope": "passages/memory/documents"}),
@@ -110,11 +112,12 @@ def test_the_writing_routes_answers_validate_too(api, published):
     added = api.add({"text": "I live in Porto.", "id": "a"}, {"text": "I work at Acme."}, {"text": "I work at Acme."})
     assert [item["status"] for item in added["items"]] == ["added", "added", "duplicate"]
     jsonschema.validate(added, published["add"])
-    for route, arguments in [
+    writes: list[tuple[str, dict[str, Any]]] = [
         ("correct", {"id": "a", "text": "I live in Braga."}),
         ("forget", {"ids": ["a"]}),
         ("forget", {"all": True}),
-    ]:
+    ]
+    for route, arguments in writes:
         response = api.tool(route, **arguments)
         assert response.status_code == 200, response.content
         jsonschema.validate(response.json(), published[route])
