@@ -133,8 +133,6 @@ class Thread(models.Model):
     passage_count = models.PositiveIntegerField(default=0)
     first_at = models.DateTimeField(null=True)
     last_at = models.DateTimeField(null=True)
-    # Not a column: its first passage's text, on the threads Memory.newest_threads annotates with it.
-    opening: str | None
 
     class Meta:
         constraints = [
