@@ -38,10 +38,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.locomo_data import DATA as LOCOMO  # noqa: E402
-from memory.extraction.attributes import ATTRIBUTES  # noqa: E402
-from memory.extraction.extractor import extract  # noqa: E402
-from memory.extraction.vocabulary import JOB_HEADS, PETS  # noqa: E402
+from bench.locomo_data import DATA as LOCOMO  # noqa: E402 - after the project root is on the path
+from memory.extraction.attributes import ATTRIBUTES  # noqa: E402 - after the project root is on the path
+from memory.extraction.extractor import extract  # noqa: E402 - after the project root is on the path
+from memory.extraction.vocabulary import JOB_HEADS, PETS  # noqa: E402 - after the project root is on the path
 
 CASES = ROOT / "bench" / "extraction_cases.jsonl"
 COMMAND = ".venv/bin/python bench/extraction.py"

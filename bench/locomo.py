@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "twin.settings")
 
-from bench import metrics, tune  # noqa: E402
+from bench import metrics, tune  # noqa: E402 - after the project root is on the path
 
 BATCH = 100
 FIGURES = ("recall@1", "recall@5", "recall@10", "any@10", "session any@10")

@@ -331,7 +331,9 @@ def image_case() -> str:
 
 
 def phone_case() -> str:
-    digits = lambda n: pick(string.digits, n)  # noqa: E731
+    def digits(n: int) -> str:
+        return pick(string.digits, n)
+
     return rng.choice(
         (
             f"call me at +1 (415) 555-{digits(4)}",

@@ -34,8 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import locomo_data  # noqa: E402
-from memory.secrets.detect import DETECTORS, KINDS, find_secret, scan_item  # noqa: E402
+from bench import locomo_data  # noqa: E402 - after the project root is on the path
+from memory.secrets.detect import DETECTORS, KINDS, find_secret, scan_item  # noqa: E402 - after the project root is on the path
 
 CASES = Path(__file__).resolve().parent / "secrets_cases.jsonl"
 PIECE = 100_000  # characters: memory_add's largest text, and the unit of the speed target
@@ -80,7 +80,10 @@ def pieces(text: str) -> list[str]:
 def synthetic() -> str:
     """100,000 characters of notes a developer might keep, with no secret in them."""
     rng = random.Random(SYNTHETIC_SEED)
-    hexes = lambda n: "".join(rng.choice("0123456789abcdef") for _ in range(n))  # noqa: E731
+
+    def hexes(n: int) -> str:
+        return "".join(rng.choice("0123456789abcdef") for _ in range(n))
+
     lines = (
         lambda: f"Deployed the billing service to eu-west-{rng.randint(1, 3)}; the key change is the retry budget.",
         lambda: f"Token usage went up {rng.randint(2, 90)}% after the prompt change, see the dashboard.",

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "twin.settings")
 
-from bench import metrics  # noqa: E402
+from bench import metrics  # noqa: E402 - after the project root is on the path
 
 GRID = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0)
 START = 1.0
