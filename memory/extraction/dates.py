@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import date, timedelta
+from datetime import MAXYEAR, MINYEAR, date, timedelta
 
 MONTHS = {
     m: i
@@ -82,6 +82,8 @@ def _shift(day: date, n: int, unit: str) -> date:
         return day + timedelta(weeks=n)
     months = day.month - 1 + n * (12 if unit == "year" else 1)
     year, month = day.year + months // 12, months % 12 + 1
+    if not MINYEAR <= year <= MAXYEAR:
+        raise OverflowError("date value out of range")  # as `day + timedelta(...)` says it
     for d in (day.day, 30, 29, 28):
         try:
             return date(year, month, d)
@@ -112,12 +114,14 @@ def _month_day(today: date, month: int, day: int, year: str | None, tense: str) 
 
 def _same_day_in(found: date, year: int, *, step: int) -> date:
     """`found`'s month and day in `year`, or in the first year from there, `step` by `step`, that has it:
-    29 February is next (or last) there in a leap year, at most 8 years away (1900 and 2100 have none)."""
-    while True:
+    29 February is next (or last) there in a leap year, at most 8 years away (1900 and 2100 have none).
+    OverflowError past the years a date can hold."""
+    while MINYEAR <= year <= MAXYEAR:
         try:
             return found.replace(year=year)
         except ValueError:
             year += step
+    raise OverflowError("date value out of range")
 
 
 # A resolver turns one matched date form into a date (None: not a date after all), against the item's day.
@@ -244,13 +248,17 @@ def find_date(text: str, today: date, tense: str = "present") -> tuple[date | No
     Returns (date, span, modifier). `tense` is "future", "past" or "present" and decides the ambiguous
     cases: a bare "Friday" or "March 3". The modifier is "since", "until" or "" so the caller knows whether
     the date starts or ends the fact. A period ("next month", "last year", "in 2019") resolves to its first
-    day: the extractor keeps day precision and says so rather than inventing a finer date.
+    day: the extractor keeps day precision and says so rather than inventing a finer date. A date that would
+    fall outside years 1 to 9999 ("tomorrow" said on 9999-12-31) is not resolved.
     """
     for m in DATE_RE.finditer(text):
         g = m.groupdict()
         for group, resolve, modifier in RESOLVERS:
             if g[group]:
-                found = resolve(g, today, tense, text)
+                try:
+                    found = resolve(g, today, tense, text)
+                except (OverflowError, ValueError):  # past the years a date holds ("tomorrow" on 9999-12-31)
+                    found = None  # left unresolved, as a date that is no date: the item is still read
                 if found:
                     return found, m.span(), _modifier(g) if modifier is None else modifier
                 break

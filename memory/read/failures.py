@@ -1,6 +1,6 @@
 """Items whose read raises: why, in one line, and marking them failed once their retries are spent.
 
-One unreadable item (a relative date that runs past year 9999, a row from before dates were bounded) must
+One unreadable item (a row from before dates were bounded, whose date psycopg cannot read back) must
 neither hold up the rest of its batch nor be read again forever. The read sets it aside with a reason; the
 task reads it again READ_RETRIES times with backoff, then marks its version failed: memory_overview counts
 it (counts.failed_items), the sweep leaves it, and an edit, being a new version, tries again.
