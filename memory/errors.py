@@ -5,9 +5,18 @@ from http import HTTPStatus
 
 from accounts.errors import ApiError
 from accounts.scopes import SCOPE_WRITE
+from memory.secrets.detect import REDACTED, find_secret
 
 # The refusal's error code, also RFC 6750's: the same word in the body and in the WWW-Authenticate challenge.
 INSUFFICIENT_SCOPE = "insufficient_scope"
+
+
+def echoed(value: str) -> str:
+    """How an error's message names a value the caller gave (a path, a subject, a place): quoted, or, when it
+    holds a secret, by the secret's kind alone ("[redacted: AWS Access Key]"). Messages are kept among Usage's
+    last errors, which every role of the project sees, so a secret pasted as a path must not be kept there."""
+    kind = find_secret(value)
+    return REDACTED.format(kind) if kind else repr(value)
 
 
 class InvalidArguments(ApiError):

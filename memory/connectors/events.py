@@ -13,7 +13,7 @@ from datetime import datetime
 
 from django.db.models import Count
 
-from ..errors import CannotAnswer
+from ..errors import CannotAnswer, echoed
 from ..paths import iso
 from ..selectors import Memory
 
@@ -114,7 +114,7 @@ def resolve_person(memory: Memory, who: str) -> str:
         return partial[0]
     raise CannotAnswer(
         "unknown_person",
-        f"Nothing in this memory was written by {who!r}.",
+        f"Nothing in this memory was written by {echoed(who)}.",
         who=who,
         nearest=nearest_people(known, who) or known[:NEAREST_PEOPLE],
     )

@@ -4,7 +4,7 @@ from datetime import datetime
 
 from django.db.models import F, Max, Min, Sum
 
-from ..errors import CannotAnswer
+from ..errors import CannotAnswer, echoed
 from ..markdown import fenced, inline
 from ..models import Item, Passage, Thread
 from ..paths import INDEX_PATH, PLURAL, iso, parse_passage_id, passage_id, subject_path
@@ -114,7 +114,7 @@ def memory_ls(*, memory: Memory, path: str = "") -> dict:
             parent = parent.rstrip("/").rsplit("/", 1)[0] + "/" if "/" in parent.rstrip("/") else ""
         raise CannotAnswer(
             "not_found",
-            f"No directory {directory!r} in this memory.",
+            f"No directory {echoed(directory)} in this memory.",
             path=directory,
             nearest=parent,
             children=[c["name"] for c in _children(memory, parent)],
@@ -145,7 +145,7 @@ def memory_read(*, memory: Memory, path: str) -> dict:
     if path.endswith("/") or _children(memory, _dir(path)) is not None:
         raise CannotAnswer(
             "is_a_directory",
-            f"{path!r} is a directory; memory_ls lists it.",
+            f"{echoed(path)} is a directory; memory_ls lists it.",
             path=path,
             children=[c["name"] for c in _children(memory, _dir(path))],
         )
@@ -156,7 +156,7 @@ def memory_read(*, memory: Memory, path: str) -> dict:
         siblings, where = [{"name": n} for n in missing.details["children"]], missing.details["nearest"]
     raise CannotAnswer(
         "not_found",
-        f"No file {path!r} in this memory.",
+        f"No file {echoed(path)} in this memory.",
         path=path,
         directory=where,
         siblings=[c["name"] for c in siblings],
@@ -166,7 +166,7 @@ def memory_read(*, memory: Memory, path: str) -> dict:
 def _passage(memory: Memory, pid: str) -> Passage:
     parsed = parse_passage_id(pid)
     if parsed is None:
-        raise CannotAnswer("not_found", f"{pid!r} is not a passage id (like th_8b5e5d4c8946d815/p_0001).")
+        raise CannotAnswer("not_found", f"{echoed(pid)} is not a passage id (like th_8b5e5d4c8946d815/p_0001).")
     tid, seq = parsed
     found = memory.passages().filter(thread__tid=tid, seq=seq).first()
     if found is None:
@@ -219,7 +219,9 @@ def memory_latest(
         kind = {plural: kind for kind, plural in PLURAL.items()}.get(place)
         passages = passages.filter(kind=kind) if kind else passages.filter(thread__source=place)
         if not passages.exists():
-            raise CannotAnswer("empty_place", f"Nothing is in place {place!r}.", place=place, places=_places(memory))
+            raise CannotAnswer(
+                "empty_place", f"Nothing is in place {echoed(place)}.", place=place, places=_places(memory)
+            )
     rows = _dated(passages, after, before).order_by("-at", "-seq")[:k]
     return {"passages": [passage_json(p) for p in rows]}
 

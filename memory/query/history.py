@@ -10,7 +10,7 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from ..errors import CannotAnswer
+from ..errors import CannotAnswer, echoed
 from ..extraction.attributes import ATTRIBUTES
 from ..markdown import inline
 from ..models import Fact
@@ -110,7 +110,10 @@ def resolve_subject(memory: Memory, subject: str) -> tuple[str, str]:
         or partial[:NEAREST_SUBJECTS]
     )
     raise CannotAnswer(
-        "no_subject", f"No facts are recorded about {subject!r}.", subject=subject, nearest=[known[k] for k in nearest]
+        "no_subject",
+        f"No facts are recorded about {echoed(subject)}.",
+        subject=subject,
+        nearest=[known[k] for k in nearest],
     )
 
 
@@ -122,7 +125,7 @@ def memory_history(*, memory: Memory, subject: str, attribute: str | None = None
     if not found:
         raise CannotAnswer(
             "no_attribute",
-            f"Nothing is recorded about {name}'s {attribute}.",
+            f"Nothing is recorded about {name}'s {echoed(attribute or '')}.",
             subject=name,
             attributes=sorted({f.attribute for f in _facts(memory, key)}),
         )

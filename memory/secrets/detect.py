@@ -57,6 +57,7 @@ from memory.secrets.rules import CardRule, PasswordRule, UrlPasswordRule
 
 Rule = PasswordRule | CardRule | UrlPasswordRule  # ours, which also say where (`spans`)
 
+REDACTED = "[redacted: {}]"  # a secret's place, named by its kind: in stored text, and in messages that echo
 KEY_IN_PATH = "<key>"  # names a metadata key in a field path, since the key itself may be the secret
 _PLAIN_KEY = re.compile(PLAIN_KEY)
 WHOLE_TEXT_BELOW = 2_000  # shorter texts are scanned whole: cutting them into lines costs more than it saves

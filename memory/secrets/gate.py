@@ -26,9 +26,8 @@ from ..errors import InvalidArguments
 from ..limits import ITEM_FIELD_MAX, ITEM_TEXT_MAX
 from ..routes.answers import REFUSED
 from ..selectors import Memory
-from .detect import DETECTORS, KEY_IN_PATH, KINDS, PASSWORD_KEY, find_secret, key_in_path, scan_item
+from .detect import DETECTORS, KEY_IN_PATH, KINDS, PASSWORD_KEY, REDACTED, find_secret, key_in_path, scan_item
 
-REDACTED = "[redacted: {}]"
 IDENTITY = "id"  # the field a secret is never redacted in
 BOUNDS = {"text": ITEM_TEXT_MAX}  # the other top-level strings are one-line fields of ITEM_FIELD_MAX
 # A detector's match may stop short of its secret (a JWT's signature) or cover only the value after a
