@@ -87,6 +87,17 @@ def assert_it_added_and_found_the_phrase(seen):
     assert hit["path"].startswith("passages/") and hit["passage_id"]
 
 
+def assert_it_read_resources_completed_and_got_a_prompt(seen):
+    passages = [uri for uri in seen["resources"] if uri.startswith("twin-memory://passages/")]
+    assert seen["resources"][0] == "twin-memory://index.md" and len(passages) == 2
+    assert all(seen["resource_texts"][uri] for uri in seen["resources"]), "every resource read"
+    assert any(PHRASE in text for uri in passages for text in seen["resource_texts"][uri])
+    assert seen["templates"] == ["twin-memory://passages/{+path}", "twin-memory://subjects/{subject}.md"]
+    assert sorted(seen["completion"]) == sorted(uri.removeprefix("twin-memory://passages/") for uri in passages)
+    assert seen["prompts"] == ["recall", "remember", "catch_up", "forget_about"]
+    assert "my favourite tram" in seen["prompt_text"] and "memory_search" in seen["prompt_text"]
+
+
 def test_the_v2_client_discovers_2026_07_28_and_calls_every_tool(sdk, write_key):
     seen = sdk(write_key[1], "v2", "--phrase", PHRASE)
 
@@ -102,6 +113,7 @@ def test_the_v2_client_discovers_2026_07_28_and_calls_every_tool(sdk, write_key)
     for name in ("memory_search", "memory_read", "memory_ls", "memory_around", "memory_latest", "memory_overview"):
         assert called[name]["is_error"] is False, (name, called[name])
     assert PHRASE in called["memory_read"]["text"]
+    assert_it_read_resources_completed_and_got_a_prompt(seen)
 
     exchanges = seen["exchanges"]
     assert exchanges[0]["method"] == "server/discover" and exchanges[0]["status"] == 200
@@ -131,6 +143,7 @@ def test_it_initializes_lists_adds_and_greps(sdk, write_key, mode):
 
     assert_it_added_and_found_the_phrase(seen)
     assert len(seen["every_tool"]) == len(READ_TOOLS) - 1, "every other tool called too"
+    assert_it_read_resources_completed_and_got_a_prompt(seen)
     assert not any(e["method"] == "server/discover" for e in seen["exchanges"]), "no probe: the old era"
 
     assert_one_message_a_post_and_no_session(seen, LATEST)

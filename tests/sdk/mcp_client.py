@@ -8,7 +8,8 @@ v2 uses the SDK's `Client` in its default mode "auto": it probes `server/discove
 the server answers it, else falls back to `initialize`. legacy is the same `Client` with mode "legacy" (the
 initialize handshake, as before 2026); v1 the lower-level `ClientSession` over `streamable_http_client`. Each
 lists the tools, then, unless --read-only, calls memory_add (wait: true), memory_grep for the phrase and every
-other tool listed. It prints ONE JSON line with what it saw, including every HTTP exchange (JSON-RPC method,
+other tool listed, lists the resources page by page and reads each, completes a template's argument, lists
+the prompts and gets one. It prints ONE JSON line with what it saw, including every HTTP exchange (JSON-RPC method,
 MCP-Protocol-Version, Mcp-Method and Mcp-Name sent, status, error code), so the caller can assert on the
 negotiation too.
 """
@@ -20,7 +21,7 @@ import sys
 import traceback
 
 import httpx2
-from mcp import Client, ClientSession
+from mcp import Client, ClientSession, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -117,6 +118,34 @@ async def _exercise(session_like, seen: dict, phrase: str, read_only: bool) -> N
     }
 
 
+async def _primitives(session_like, seen: dict) -> None:
+    """Resources (every page, each read), a template's argument completed, the prompts listed and one got."""
+    from_v2 = isinstance(session_like, Client)
+    uris, cursor = [], None
+    while True:
+        if from_v2:
+            page = await session_like.list_resources(cursor=cursor)
+        else:
+            page = await session_like.list_resources(params=types.PaginatedRequestParams(cursor=cursor))
+        uris += [str(resource.uri) for resource in page.resources]
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    seen["resources"] = uris
+    seen["resource_texts"] = {
+        uri: [c.text for c in (await session_like.read_resource(uri)).contents if hasattr(c, "text")] for uri in uris
+    }
+    templates = await session_like.list_resource_templates()
+    seen["templates"] = [t.uri_template for t in templates.resource_templates]
+    reference = types.ResourceTemplateReference(uri=seen["templates"][0])
+    completed = await session_like.complete(reference, {"name": "path", "value": "memory/"})
+    seen["completion"] = completed.completion.values
+    prompts = await session_like.list_prompts()
+    seen["prompts"] = [p.name for p in prompts.prompts]
+    got = await session_like.get_prompt("recall", {"topic": "my favourite tram"})
+    seen["prompt_text"] = got.messages[0].content.text
+
+
 async def run(url: str, key: str, account: str, mode: str, phrase: str, read_only: bool) -> dict:
     exchanges: list[dict] = []
     seen: dict = {"mode": mode, "exchanges": exchanges}
@@ -137,6 +166,8 @@ async def run(url: str, key: str, account: str, mode: str, phrase: str, read_onl
                 seen["discovered"] = client.session.discover_result is not None
                 seen["discover_result"] = _wire(client.session.discover_result)
                 await _exercise(client, seen, phrase, read_only)
+                if not read_only:
+                    await _primitives(client, seen)
         else:
             async with transport as (read_stream, write_stream):
                 async with ClientSession(read_stream, write_stream, read_timeout_seconds=30) as session:
@@ -146,6 +177,8 @@ async def run(url: str, key: str, account: str, mode: str, phrase: str, read_onl
                     seen["instructions"] = result.instructions
                     seen["capabilities"] = _wire(result.capabilities)
                     await _exercise(session, seen, phrase, read_only)
+                    if not read_only:
+                        await _primitives(session, seen)
     return seen
 
 
