@@ -15,7 +15,7 @@ from http import HTTPStatus
 from accounts.auth import Context
 from memory.dispatch import call
 from memory.outcome import ANSWER, REFUSAL, Outcome, failure_message
-from memory.tools import BY_NAME, Tool
+from memory.tools import BY_NAME, TOOLS, Tool
 
 from . import era as eras
 from . import primitives
@@ -92,16 +92,41 @@ class Session:
     revision: str = OLDEST
 
 
-def tool_entry(tool: Tool) -> dict:
-    """One tool as tools/list sends it."""
-    return {
+def json_schema(schema):
+    """An answer's schema (memory/routes/, in the OpenAPI document's dialect) as JSON Schema proper: a value
+    marked `nullable` may also be null, as a client validating structuredContent must be told."""
+    if isinstance(schema, list):
+        return [json_schema(part) for part in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: json_schema(value) for key, value in schema.items() if key != "nullable"}
+    if schema.get("nullable") is True:
+        if isinstance(out.get("type"), str):
+            out["type"] = [out["type"], "null"]
+        if "enum" in out:
+            out["enum"] = [*out["enum"], None]
+    return out
+
+
+# Each tool's outputSchema (2026-07-28): the JSON Schema the HTTP API documents for its answer.
+OUTPUT_SCHEMAS = {tool.name: json_schema(tool.answer_schema) for tool in TOOLS if tool.answer_schema}
+
+
+def tool_entry(tool: Tool, *, modern: bool = False) -> dict:
+    """One tool as tools/list sends it; in the new era with its outputSchema (the older revisions' entries are
+    as they were)."""
+    entry = {
         "name": tool.name,
         "title": tool.title,
         "description": tool.description,
         "inputSchema": tool.input_schema,
         "annotations": {"title": tool.title, **tool.annotations},
-        **({"_meta": {ALWAYS_LOAD_KEY: True}} if tool.name in ALWAYS_LOAD else {}),
     }
+    if modern and tool.name in OUTPUT_SCHEMAS:
+        entry["outputSchema"] = OUTPUT_SCHEMAS[tool.name]
+    if tool.name in ALWAYS_LOAD:
+        entry["_meta"] = {ALWAYS_LOAD_KEY: True}
+    return entry
 
 
 def _initialize(session: Session, params: dict) -> dict:
@@ -128,6 +153,10 @@ def _discover(session: Session, params: dict) -> dict:
 
 def _tools_list(session: Session, params: dict) -> dict:
     return {"tools": [tool_entry(t) for t in session.tools]}
+
+
+def _modern_tools_list(session: Session, params: dict) -> dict:
+    return {"tools": [tool_entry(t, modern=True) for t in session.tools]}
 
 
 def _of_context(answer):
@@ -160,7 +189,7 @@ HANDSHAKE_RESULTS = {
     "tools/list": _tools_list,
     **PRIMITIVES,
 }
-MODERN_RESULTS = {"server/discover": _discover, "tools/list": _tools_list, **PRIMITIVES}
+MODERN_RESULTS = {"server/discover": _discover, "tools/list": _modern_tools_list, **PRIMITIVES}
 MODERN_RESULTS |= {method: _kept(MODERN_RESULTS[method], ttl) for method, ttl in CACHED.items()}
 
 
@@ -172,7 +201,7 @@ def _result(era: Era, result: dict) -> dict:
     return {**result, "resultType": "complete", "_meta": {eras.SERVER_INFO_KEY: SERVER_INFO}}
 
 
-def tool_reply(request_id, outcome: Outcome, era: Era) -> Reply:
+def tool_reply(request_id, outcome: Outcome, era: Era, tool: Tool | None = None) -> Reply:
     """The JSON-RPC reply to a tools/call: the one place a tool's outcome becomes JSON-RPC, over HTTP and stdio.
 
     An answer is a result whose text is the HTTP route's JSON; a tool error the same with isError: true. A
@@ -180,13 +209,16 @@ def tool_reply(request_id, outcome: Outcome, era: Era) -> Reply:
     without the scope is an Invalid request that HTTP answers 403 (the MCP overview; RFC 6750 §3.1). In the new
     era bad arguments are a tool error instead, with the same JSON: 2026-07-28 reports input validation as a
     tool execution error, so the model can correct its call (server/tools, Error Handling). A call the
-    service cannot serve now (503) or over a limit (429) is -32010 or -32011 (retry_reply).
+    service cannot serve now (503) or over a limit (429) is -32010 or -32011 (retry_reply). In the new era an
+    answer of a tool with an outputSchema also carries it as structuredContent, beside the same JSON as text.
     """
     if outcome.status in RETRY_CODES:
         return retry_reply(request_id, outcome.body, outcome.status)
     if outcome.kind != REFUSAL or (era.modern and outcome.status == HTTPStatus.BAD_REQUEST):
-        content = [{"type": "text", "text": outcome.text}]
-        return Reply(result_response(request_id, _result(era, {"content": content, "isError": outcome.kind != ANSWER})))
+        result = {"content": [{"type": "text", "text": outcome.text}], "isError": outcome.kind != ANSWER}
+        if era.modern and outcome.kind == ANSWER and tool is not None and tool.name in OUTPUT_SCHEMAS:
+            result["structuredContent"] = outcome.body
+        return Reply(result_response(request_id, _result(era, result)))
     if outcome.status == HTTPStatus.BAD_REQUEST:
         return Reply(error_response(request_id, INVALID_PARAMS, outcome.message, outcome.body))
     return Reply(error_response(request_id, INVALID_REQUEST, outcome.message, outcome.body), outcome.status)
@@ -236,7 +268,7 @@ def _call_tool(session: Session, era: Era, request_id, params: dict) -> Reply:
     outcome = call(
         tool, session.context, {} if arguments is None else arguments, surface=session.surface, revision=era.revision
     )
-    return tool_reply(request_id, outcome, era)
+    return tool_reply(request_id, outcome, era, tool)
 
 
 def _route(session: Session, era: Era, request_id, message: dict) -> Reply:

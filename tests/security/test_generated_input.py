@@ -17,16 +17,20 @@ from drf_spectacular.generators import SchemaGenerator
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
+from jsonschema import Draft202012Validator
 from schemathesis.generation import GenerationMode
 from schemathesis.transport.serialization import serialize_binary
 
 from accounts.models import EndUser, Project
+from mcp_server.era import CLIENT_CAPABILITIES_KEY, MODERN, PROTOCOL_VERSION_KEY
+from mcp_server.protocol import OUTPUT_SCHEMAS
 from memory.limits import JSON_DEPTH_MAX
 from memory.models import Fact, Item, ItemVersion, MemoryStats, Passage, PassageSentence, TermStat, Thread, WrittenIndex
 from memory.selectors import scoped
 from memory.tools import BY_NAME, TOOLS
 from twin.wsgi import application
 
+MODERN_META = {PROTOCOL_VERSION_KEY: MODERN, CLIENT_CAPABILITIES_KEY: {}}
 SETTINGS = settings(
     max_examples=30, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck)
 )
@@ -178,10 +182,10 @@ def test_the_refusals_before_the_route_name_their_field(seeded, meta, headers, s
 # --- /v1/mcp -------------------------------------------------------------------------------------------------
 
 
-def rpc(api, message) -> tuple[int, dict]:
+def rpc(api, message, **headers) -> tuple[int, dict]:
     before = counts()
     response = api.client.post(
-        "/v1/mcp", data=json.dumps(message), content_type="application/json", headers=api.headers()
+        "/v1/mcp", data=json.dumps(message), content_type="application/json", headers=api.headers(**headers)
     )
     body = response.json() if response.content else {}
     assert response.status_code < 500, (message, response.status_code, body)
@@ -197,18 +201,28 @@ def rpc(api, message) -> tuple[int, dict]:
 def test_generated_tool_arguments_over_mcp_are_answered(seeded, name):
     schema = BY_NAME[name].input_schema
 
+    output = Draft202012Validator(OUTPUT_SCHEMAS[name])
+
     @SETTINGS
-    @given(arguments=from_schema(schema) | st.dictionaries(st.text(max_size=8), st.text(max_size=8), max_size=2))
-    def run(arguments):
+    @given(
+        arguments=from_schema(schema) | st.dictionaries(st.text(max_size=8), st.text(max_size=8), max_size=2),
+        modern=st.booleans(),
+    )
+    def run(arguments, modern):
         if name == "memory_add":  # a few items show as much as hundreds, and reading them costs time
             arguments = {**arguments, "wait": False}
             if isinstance(arguments.get("items"), list):
                 arguments["items"] = arguments["items"][:MCP_ITEMS_MAX]
-        status, body = rpc(
-            seeded,
-            {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}},
-        )
-        assert status == 200 and ("result" in body or body["error"]["code"] == -32602), body
+        params = {"name": name, "arguments": arguments, **({"_meta": MODERN_META} if modern else {})}
+        headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": name} if modern else {}
+        status, body = rpc(seeded, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}, **headers)
+        assert status in ((200, 400) if modern else (200,)) and ("result" in body or body["error"]["code"] == -32602)
+        result = body.get("result", {})
+        if modern and result and not result["isError"]:  # a typed answer, valid by the tool's outputSchema
+            assert result["structuredContent"] == json.loads(result["content"][0]["text"])
+            output.validate(result["structuredContent"])
+        else:
+            assert "structuredContent" not in result, "an older revision's answer is text alone"
 
     run()
 
