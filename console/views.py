@@ -37,6 +37,8 @@ from accounts.services import project_create, project_set_rate_limits, project_s
 from accounts.services import project_delete as delete_project
 from accounts.services import project_rename as rename
 from accounts.signin import sign_in_failed, sign_in_wait
+from memory.prompts import PROMPTS
+from memory.resources import SCHEME, TEMPLATES
 from memory.selectors import scoped
 
 from .access import LAST_PROJECT, NOT_FOUND, project_for
@@ -354,6 +356,7 @@ def project_mcp(request, slug: str):
     project = project_for(request, slug)
     mcp_url = mcp_resource_url(request)
     context = {"project": project, "mcp_url": mcp_url, "clients": client_configs(mcp_url), "rows": None}
+    context.update(prompts=PROMPTS, resource_scheme=SCHEME, resource_templates=TEMPLATES)
     if can(project.role, "view_connections"):
         context["rows"] = _rows(
             connections_of_project(project=project),

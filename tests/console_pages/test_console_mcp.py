@@ -73,3 +73,12 @@ def test_disconnect_is_csrf_protected(alice, project):
     connect(alice)
     assert csrf_refused(alice, f"{_url(project)}/{Connection.objects.get().pk}/disconnect")
     assert Connection.objects.get().revoked_at is None
+
+
+def test_the_page_says_what_each_client_shows_commands_and_at_mentions(alice, project):
+    page = html(logged_in(alice).get(_url(project)))
+    assert "/twin-memory:&lt;prompt&gt;" in page or "/twin-memory:<prompt>" in page
+    for prompt in ("recall", "remember", "catch_up", "forget_about"):
+        assert f"<code>{prompt}</code>" in page, prompt
+    assert "twin-memory://passages/{+path}" in page and "twin-memory://subjects/{subject}.md" in page
+    assert "@" in page and "memory_search" in page

@@ -92,7 +92,9 @@ def test_server_discover_answers_what_is_served(api, read_api):
 
 def test_tools_list_is_the_same_list_with_caching_hints(api, read_api):
     result = modern(api, "tools/list").json()["result"]
-    assert result["tools"] == api.mcp("tools/list").json()["result"]["tools"], "one registry, both eras"
+    typed = [{k: v for k, v in t.items() if k != "outputSchema"} for t in result["tools"]]
+    assert typed == api.mcp("tools/list").json()["result"]["tools"], "one registry, both eras"
+    assert all(t["outputSchema"]["type"] == "object" for t in result["tools"]), "typed answers, this era only"
     assert [t["name"] for t in result["tools"]] == [*READ_TOOLS, "memory_add"]
     assert (result["ttlMs"], result["cacheScope"], result["resultType"]) == (300000, "private", "complete")
     assert result["_meta"] == SERVER_META
@@ -110,6 +112,7 @@ def test_tools_answer_as_the_http_routes_do(api, charlie_api):
         "result": {
             "content": [{"type": "text", "text": http}],
             "isError": False,
+            "structuredContent": json.loads(http),
             "resultType": "complete",
             "_meta": SERVER_META,
         },
