@@ -4,6 +4,8 @@ from django.http import JsonResponse
 from rest_framework.exceptions import UnsupportedMediaType
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from twin.requestid import with_request_id
+
 
 class ApiError(Exception):
     """An error a caller can act on. `details` carries structured extras (the field, the bound…)."""
@@ -18,7 +20,8 @@ class ApiError(Exception):
         self.headers: dict[str, str] = {"Retry-After": str(details["retry_after"])} if "retry_after" in details else {}
 
     def as_dict(self) -> dict:
-        return {"error": self.error, "message": self.message, **self.details}
+        """The error's JSON body, naming the request it answers (a caller reporting it can quote the id)."""
+        return with_request_id({"error": self.error, "message": self.message, **self.details})
 
     def response(self) -> JsonResponse:
         response = JsonResponse(self.as_dict(), status=self.status)
@@ -51,4 +54,5 @@ def exception_handler(exc, context):
         for name in ("field", "bound"):  # what an error class names (twin.json_limits.InvalidJsonBody)
             if hasattr(exc, name):
                 response.data[name] = getattr(exc, name)
+        response.data = with_request_id(response.data)
     return response

@@ -3,6 +3,8 @@
 Nothing here knows MCP's methods or eras; protocol.py and era.py build on it.
 """
 
+from twin.requestid import current_request_id
+
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
@@ -23,8 +25,12 @@ class RpcError(Exception):
 
 
 def error_response(request_id, code: int, message: str, data=None) -> dict:
-    """A JSON-RPC error response; `data` carries the details when there are any."""
+    """A JSON-RPC error response; `data` carries the details when there are any, and the HTTP request's id
+    (X-Request-Id) when there is one."""
     error = {"code": code, "message": message}
+    http_request_id = current_request_id()
+    if http_request_id is not None and (data is None or isinstance(data, dict)):
+        data = {**(data or {}), "request_id": http_request_id}
     if data is not None:
         error["data"] = data
     return {"jsonrpc": "2.0", "id": request_id, "error": error}

@@ -19,6 +19,7 @@ from django.template.loader import render_to_string
 from mcp_server.jsonrpc import INVALID_REQUEST, error_response
 
 from .middleware import declared_bound
+from .requestid import with_request_id
 
 NUL = "\x00"
 FORM_ENCODED = "application/x-www-form-urlencoded"
@@ -92,7 +93,8 @@ def refusal(path: str, field: str, message: str) -> HttpResponse:
         data = {"error": "bad_request", "message": message, "field": field}
         return JsonResponse(error_response(None, INVALID_REQUEST, message, data), status=HTTPStatus.BAD_REQUEST)
     if path.startswith("/v1/"):
-        return JsonResponse({"error": "bad_request", "message": message, "field": field}, status=HTTPStatus.BAD_REQUEST)
+        body = with_request_id({"error": "bad_request", "message": message, "field": field})
+        return JsonResponse(body, status=HTTPStatus.BAD_REQUEST)
     if path.startswith(OAUTH_PREFIXES):
         body = {"error": "invalid_request", "error_description": message, "field": field}
         response = JsonResponse(body, status=HTTPStatus.BAD_REQUEST)

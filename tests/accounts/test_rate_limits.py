@@ -74,7 +74,8 @@ def test_over_mcp_the_refusal_is_json_rpc_minus_32011_with_the_wait(api, project
     assert refused.status_code == 429
     error = refused.json()["error"]
     assert error["code"] == RATE_LIMITED
-    assert error["data"] == {"error": "rate_limited", "retry_after": int(refused["Retry-After"])}
+    retry_after, request_id = int(refused["Retry-After"]), refused["X-Request-Id"]
+    assert error["data"] == {"error": "rate_limited", "retry_after": retry_after, "request_id": request_id}
     assert refused["RateLimit-Policy"] and refused["RateLimit"].endswith(f"t={refused['Retry-After']}")
 
 

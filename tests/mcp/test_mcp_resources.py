@@ -110,7 +110,7 @@ def test_a_uri_that_names_nothing_is_resource_not_found_with_the_uri_screened(ap
     for uri in (secret, markup):
         response = read(api, uri)
         error = error_of(response, 200, -32602)["error"]
-        assert error["data"] == {"error": "not_found", "field": "uri"}
+        assert error["data"] == {"error": "not_found", "field": "uri", "request_id": response["X-Request-Id"]}
         assert "AKIA" not in response.content.decode() and "Instructions" not in response.content.decode()
 
 

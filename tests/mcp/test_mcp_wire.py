@@ -128,9 +128,10 @@ def test_a_tool_that_cannot_answer_is_an_error_result_not_a_protocol_error(api):
 def test_a_tool_error_carries_the_http_routes_json_byte_for_byte(api):
     api.add({"text": "Alice: my cat is called Miso", "id": "m1"})
     path = "passages/memory/notes/café.md"  # not ASCII: the two texts agree on every byte, not just as JSON
-    http = api.tool("read", path=path)
+    same = {"X-Request-Id": "one-id"}  # the error names its request: the same id, the same bytes
+    http = api.post("/v1/memory/read", {"path": path}, **same)
     assert http.status_code == 404 and http.json()["error"] == "not_found"
-    result = api.call("memory_read", path=path)["result"]
+    result = api.mcp("tools/call", {"name": "memory_read", "arguments": {"path": path}}, **same).json()["result"]
     assert result == {"content": [{"type": "text", "text": http.content.decode()}], "isError": True}
 
 
@@ -240,8 +241,9 @@ def test_a_read_key_calling_memory_add_is_403_insufficient_scope(read_api):
 
 
 def test_a_read_key_calling_memory_add_is_refused_in_the_same_words_as_over_http(read_api):
-    rpc = read_api.mcp("tools/call", {"name": "memory_add", "arguments": {"items": [{"text": "x"}]}}).json()
-    http = read_api.tool("add", items=[{"text": "x"}])
+    same = {"X-Request-Id": "one-id"}
+    rpc = read_api.mcp("tools/call", {"name": "memory_add", "arguments": {"items": [{"text": "x"}]}}, **same).json()
+    http = read_api.post("/v1/memory/add", {"items": [{"text": "x"}]}, **same)
     assert http.status_code == 403
     assert rpc["error"]["code"] == -32600
     assert rpc["error"]["data"] == http.json(), "the refusal's JSON is the HTTP route's"

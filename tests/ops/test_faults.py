@@ -90,7 +90,8 @@ def test_a_request_finding_the_pool_taken_answers_503_within_a_second(stack, one
     assert refused.headers["retry-after"] == "1" and refused.body["error"] == "unavailable"
     assert over_mcp.status == 503 and over_mcp.headers["retry-after"] == "1" and over_mcp.seconds < 1
     assert over_mcp.body["error"]["code"] == -32010
-    assert over_mcp.body["error"]["data"] == {"error": "unavailable", "retry_after": 1}
+    request_id = over_mcp.headers["x-request-id"]
+    assert over_mcp.body["error"]["data"] == {"error": "unavailable", "retry_after": 1, "request_id": request_id}
     assert gave_up.status == 503 and gave_up.body["error"] == "unavailable", gave_up
     with stack.postgres.connect() as db:  # nothing half-written: the item is as it was
         assert db.execute("SELECT text, version FROM memory_item WHERE external_id = 'plan'").fetchone() == {

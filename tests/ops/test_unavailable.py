@@ -74,7 +74,8 @@ def test_over_mcp_a_tool_that_cannot_answer_in_time_is_error_32010(api, impatien
     assert response.status_code == 503 and response["Retry-After"] == "1"
     assert response.json()["id"] == 7
     assert response.json()["error"]["code"] == -32010
-    assert response.json()["error"]["data"] == {"error": "unavailable", "retry_after": 1}
+    request_id = response["X-Request-Id"]
+    assert response.json()["error"]["data"] == {"error": "unavailable", "retry_after": 1, "request_id": request_id}
 
 
 def test_over_mcp_a_credential_that_cannot_be_read_in_time_is_error_32010(api, impatient):
