@@ -77,16 +77,19 @@ def _completion(values: list[str], total: int) -> dict:
 def complete(context: Context, params: dict) -> dict:
     """completion/complete: a resource template's argument from the end user's own paths and subjects; a
     prompt's arguments are the person's own words, so they complete to nothing."""
-    ref = params.get("ref") if isinstance(params.get("ref"), dict) else {}
-    argument = params.get("argument") if isinstance(params.get("argument"), dict) else {}
+    ref, argument = params.get("ref"), params.get("argument")
+    ref = ref if isinstance(ref, dict) else {}
+    argument = argument if isinstance(argument, dict) else {}
     name = _string(argument, "name", "argument.name")
     value = _string(argument, "value", "argument.value", empty=True)
     if ref.get("type") == "ref/prompt":
-        prompt = prompt_registry.BY_NAME.get(ref.get("name"))
+        prompt = prompt_registry.BY_NAME.get(str(ref.get("name")))
         if prompt is None or name not in {a.name for a in prompt.arguments}:
             raise RpcError(INVALID_PARAMS, "No such prompt argument.", {"error": "invalid_arguments", "field": "ref"})
         return _completion([], 0)
-    template = resource_registry.TEMPLATES_BY_URI.get(ref.get("uri")) if ref.get("type") == "ref/resource" else None
+    template = (
+        resource_registry.TEMPLATES_BY_URI.get(str(ref.get("uri"))) if ref.get("type") == "ref/resource" else None
+    )
     if template is None or name != template.argument:
         raise RpcError(
             INVALID_PARAMS,

@@ -13,7 +13,7 @@ from tests.conftest import stdio_answer
 from tests.mcp.test_mcp_2026 import META, modern
 from tests.mcp.test_mcp_resources import CAT, MOVE
 
-CALLS = {
+CALLS: dict[str, dict] = {
     "memory_search": {"query": "cat's name"},
     "memory_grep": {"pattern": "Miso"},
     "memory_ls": {},
