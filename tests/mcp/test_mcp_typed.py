@@ -64,3 +64,17 @@ def test_the_stdio_server_serves_resources_and_prompts_as_the_web_does(api, proj
     assert [p["name"] for p in ask("prompts/list")["result"]["prompts"]] == ["recall", "catch_up", "forget_about"]
     assert ask("prompts/get", {"name": "remember"})["error"]["data"]["error"] == "insufficient_scope"
     assert ask("resources/read", {"uri": "twin-memory://nothing.md"})["error"]["code"] == -32602
+
+
+def test_a_subject_file_is_listed_read_and_completed_by_its_name(api):
+    api.add({"text": "My sister Ines moved to Porto in March.", "id": "ines", "at": "2026-03-02"})
+    subjects = [r for r in api.mcp("resources/list").json()["result"]["resources"] if r["name"].startswith("subjects/")]
+    assert subjects, "the read recorded a subject"
+    slug = subjects[0]["name"].removeprefix("subjects/").removesuffix(".md")
+    params = {
+        "ref": {"type": "ref/resource", "uri": "twin-memory://subjects/{subject}.md"},
+        "argument": {"name": "subject", "value": subjects[0]["title"][:2].lower()},
+    }
+    assert slug in api.mcp("completion/complete", params).json()["result"]["completion"]["values"]
+    text = api.mcp("resources/read", {"uri": subjects[0]["uri"]}).json()["result"]["contents"][0]["text"]
+    assert text == api.tool("read", path=subjects[0]["name"]).json()["text"] and "## History" in text
