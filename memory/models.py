@@ -11,6 +11,7 @@ from django.utils import timezone
 from accounts.models import END_USER_ID_MAX, EndUser
 from memory.model.embeddings import DIMENSIONS, MODEL_ID
 from memory.model.half_text import HalfVectors
+from twin.requestid import REQUEST_ID_MAX, request_id_or_blank
 
 from .limits import ITEM_FIELD_MAX, ITEM_ID_MAX
 
@@ -61,6 +62,9 @@ class Item(models.Model):
     # The id is the caller's: sent with the item, or used since to edit it. False for an id memory generated:
     # only such items are held unique by content, so a caller's own ids are never merged.
     caller_id = models.BooleanField(default=True)
+    # The request (X-Request-Id) that added or last edited it: the background read reads items of many adds
+    # at once, and its log lines and a failed read's reason name the requests they came from.
+    request_id = models.CharField(max_length=REQUEST_ID_MAX, blank=True, default=request_id_or_blank)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     # The text's length, kept by PostgreSQL: a project's read backlog sums it without reading the texts.

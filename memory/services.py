@@ -13,6 +13,7 @@ from accounts.services import end_user_touch
 from memory.routes.answers import ADDED, DUPLICATE, EDITED, REFUSED, UNCHANGED
 from memory.secrets.detect import find_secret
 from memory.secrets.gate import REDACTED, redacts, refused_error, screen_item
+from twin.requestid import request_id_or_blank
 
 from . import erasure, fairness, tasks
 from .duplicates import content_hash, originals_of, store_unless_duplicates
@@ -63,6 +64,7 @@ def _edit(item: Item, fields: dict) -> bool:
         setattr(item, name, value)
     item.content_hash = content_hash(_fields_of(item))
     item.caller_id = True
+    item.request_id = request_id_or_blank()
     item.version += 1
     item.read_at = None
     item.save()

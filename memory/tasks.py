@@ -20,6 +20,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from memory.model import embeddings, half_text
+from twin.logs import log_context
 
 from . import fairness
 from .limits import READ_RETRIES
@@ -149,9 +150,12 @@ class _Slice:
         one only (it was drawn after each slice, 4% of the read); when that slice is dropped for a waiting
         task, after its items are read in the next turn. Returns how many items it took."""
         self.embedded.result()
-        for memory, item_pks, work, failures in self.parts:
-            pipeline.write(memory, work, failures, index=memory.end_user.pk not in index_drawn_next)
-            _settle(memory, item_pks, failures, attempt=0)
+        added_by = sorted({item.request_id for _, _, work, _ in self.parts for item, _ in work if item.request_id})
+        with log_context(task="read_project", items=sorted(self.pks), request_ids=added_by):
+            log.info("Reading a slice of %d items of %d end users", len(self.pks), len(self.parts))
+            for memory, item_pks, work, failures in self.parts:
+                pipeline.write(memory, work, failures, index=memory.end_user.pk not in index_drawn_next)
+                _settle(memory, item_pks, failures, attempt=0)
         return len(self.pks)
 
 

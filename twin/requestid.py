@@ -30,6 +30,11 @@ def current_request_id() -> str | None:
     return log_fields().get("request_id")
 
 
+def request_id_or_blank() -> str:
+    """The current request's id, or "" outside one: what an item added or edited now keeps."""
+    return current_request_id() or ""
+
+
 def with_request_id(body: dict) -> dict:
     """`body` with the current request's id as `request_id`, when there is one and it names none yet."""
     request_id = current_request_id()

@@ -58,7 +58,13 @@ def mark_failed(memory: Memory, failures: dict[int, tuple[int, str]]) -> None:
     an item edited since, or read meanwhile, is let be."""
     now = timezone.now()
     with memory.scoped():
+        added_by = dict(memory.items().filter(pk__in=list(failures)).values_list("pk", "request_id"))
         for pk, (version, why) in failures.items():
             memory.items().filter(pk=pk, version=version).exclude(read_version=F("version")).update(
-                failed_version=version, failed_reason=why, failed_at=now
+                failed_version=version, failed_reason=with_request(why, added_by.get(pk)), failed_at=now
             )
+
+
+def with_request(why: str, request_id: str | None) -> str:
+    """The reason, naming the request that added (or last edited) the item when it is known."""
+    return (f"{why} (added by request {request_id})" if request_id else why)[:REASON_MAX]

@@ -2,12 +2,17 @@
 JSON error body and JSON-RPC error's data names it, and every line logged while the request is served has it."""
 
 import logging
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from twin.logs import ContextFilter
+from accounts.services import end_user_get_or_create
+from memory.models import Item
+from memory.selectors import scoped
+from twin.logs import ContextFilter, log_context
 
 LONGEST = "r" * 128
+YEAR_10000 = datetime(9999, 12, 31, 23, 59, tzinfo=timezone(timedelta(hours=-10)))  # year 10000 in UTC
 
 
 @pytest.mark.parametrize("sent", ["abc-123", "trace:7f/4=+@x.y_z", LONGEST])
@@ -59,3 +64,20 @@ def test_every_line_logged_while_serving_names_the_request(api, caplog):
         api.post("/v1/memory/search", {"query": "where"}, **{"X-Request-Id": "logged-1"})
     assert caplog.records
     assert {getattr(record, "request_id", None) for record in caplog.records} == {"logged-1"}
+
+
+def test_a_read_names_the_requests_of_the_items_it_reads_and_a_failed_item_its_own(api, project, caplog):
+    end_user = end_user_get_or_create(project=project, external_id="u_1")
+    with log_context(request_id="older-add"), scoped(project.pk, end_user.pk):
+        # A row whose read raises every time: its date is past what psycopg reads back (year 10000 in UTC).
+        Item.objects.create(end_user=end_user, external_id="bad", kind="note", text="x", at=YEAR_10000)
+    caplog.handler.addFilter(ContextFilter())
+    with caplog.at_level(logging.INFO):
+        api.post("/v1/memory/add", {"items": [{"text": "I adopted a cat.", "id": "good"}]}, **{"X-Request-Id": "add-2"})
+    with scoped(project.pk):
+        good = Item.objects.get(external_id="good")
+        reason = Item.objects.filter(external_id="bad").values_list("failed_reason", flat=True).get()
+    assert good.request_id == "add-2" and good.is_read
+    assert reason == "DataError in at (added by request older-add)"
+    [read] = [record for record in caplog.records if record.getMessage().startswith("Reading a slice")]
+    assert read.request_ids == ["add-2"] and good.pk in read.items  # the bad row's date could not be loaded
