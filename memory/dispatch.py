@@ -12,7 +12,7 @@ from accounts.auth import Context
 from accounts.errors import ApiError
 from twin.unavailable import unavailable_from
 
-from . import usage
+from . import observe, usage
 from .errors import InsufficientScope
 from .outcome import ANSWER, Outcome
 from .selectors import memory_in_scope, memory_to_write
@@ -30,6 +30,7 @@ def call(tool: Tool, context: Context, arguments, *, surface: str = "http", revi
     failed.
     """
     counted = usage.Call(context, tool.name, surface, revision)
+    observe.call_started(counted)
     with usage.counting(counted):
         try:
             outcome = Outcome.answer(_answer(tool, context, arguments, counted))

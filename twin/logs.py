@@ -16,7 +16,18 @@ import logging
 from datetime import UTC, datetime
 
 # The fields a line may carry, in the order the JSON line and the readable suffix show them.
-FIELDS = ("request_id", "project", "credential", "surface", "tool", "status", "duration_ms", "task", "items")
+FIELDS = (
+    "request_id",
+    "project",
+    "credential",
+    "surface",
+    "tool",
+    "status",
+    "duration_ms",
+    "task",
+    "items",
+    "request_ids",
+)
 
 _context: contextvars.ContextVar[dict | None] = contextvars.ContextVar("log_context", default=None)
 
