@@ -19,6 +19,7 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass
+from typing import cast
 
 import redis
 from django.db import transaction
@@ -76,7 +77,9 @@ def read_generation(key_hash: str) -> tuple[str | None, bool]:
     """The key's token now (None when Redis holds none), and whether Redis answered: a key not in the cache
     reads it before it reads the key."""
     try:
-        return quick_redis.client(quick_redis.LIMITER_TIMEOUT_SECONDS).get(generation_key(key_hash)), True
+        # The client decodes replies (decode_responses), so a stored token reads back as str.
+        token = cast(str | None, quick_redis.client(quick_redis.LIMITER_TIMEOUT_SECONDS).get(generation_key(key_hash)))
+        return token, True
     except redis.RedisError:
         return None, False
 
@@ -86,7 +89,8 @@ def _start_generation(key_hash: str) -> str | None:
     client = quick_redis.client(quick_redis.LIMITER_TIMEOUT_SECONDS)
     try:
         client.set(generation_key(key_hash), secrets.token_hex(TOKEN_BYTES), nx=True)
-        return client.get(generation_key(key_hash))
+        # The client decodes replies (decode_responses), so the token reads back as str.
+        return cast(str | None, client.get(generation_key(key_hash)))
     except redis.RedisError:
         return None
 
