@@ -9,6 +9,13 @@ image fragments, phone numbers, ISBNs, order and tracking numbers, Luhn-valid nu
 network's IIN, IMEIs, bare token prefixes, sentences about passwords that give none). Each line is
 {"text": ..., "kind": <the kind's name, or null for a near miss>}. The kind names are written out here, not
 imported, so the benchmark checks the detector against what this file says, not against itself.
+
+Hidden, at the end (drawn after the rest, so the lines above never change): keys with a zero-width space,
+a soft hyphen or another format character inside, in fullwidth letters, with Cyrillic or Greek look-alikes,
+base64-encoded alone or in a sentence; a key split between an item's text and its title, a card number and a
+PIN sent as floats ({"item": ..., "kind": ...} lines, read whole as memory_add reads an item); and their near
+misses (Russian and Greek sentences, soft hyphens and joiners in words, base64 of plain text, floats that are
+prices and coordinates).
 """
 
 import base64
@@ -493,6 +500,102 @@ NEAR_MISSES = (
 )
 
 
+HIDDEN_PER_WAY = 12  # cases for each way of hiding a key
+FORMAT_CHARACTERS = ("\u200b", "\u00ad", "\u200c", "\u200d", "\u2060", "\ufeff")
+LOOK_ALIKES = {"A": "\u0410", "B": "\u0392", "C": "\u0421", "E": "\u0415", "K": "\u041a", "o": "\u03bf", "p": "\u0440"}
+BARE_KEYS = {
+    "AWS Access Key": lambda: rng.choice(("AKIA", "ASIA")) + pick(UPPER_DIGITS, 16),
+    "GitHub Token": lambda: "ghp_" + pick(ALNUM, 36),
+    "Stripe Access Key": lambda: "sk_live_" + pick(ALNUM, 24),
+    "GitLab Token": lambda: "glpat-" + pick(URLSAFE, 20),
+    "OpenAI Token": lambda: f"sk-{pick(ALNUM, 20)}T3BlbkFJ{pick(ALNUM, 20)}",
+}
+
+
+def hidden_key() -> tuple[str, str]:
+    kind = rng.choice(list(BARE_KEYS))
+    return kind, BARE_KEYS[kind]()
+
+
+def with_format_character(key: str) -> str:
+    at = rng.randint(4, len(key) - 2)
+    return key[:at] + rng.choice(FORMAT_CHARACTERS) + key[at:]
+
+
+def fullwidth(key: str) -> str:
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in key)
+
+
+def looking_alike(key: str) -> str:
+    places = [i for i, c in enumerate(key) if c in LOOK_ALIKES] or [0]
+    at = rng.choice(places)
+    return key[:at] + LOOK_ALIKES.get(key[at], key[at]) + key[at + 1 :]
+
+
+def base64_encoded(key: str) -> str:
+    if rng.random() < 0.5:
+        return base64.b64encode(key.encode()).decode()
+    return base64.urlsafe_b64encode(f"the deploy key is {key}, keep it safe".encode()).decode()
+
+
+def split_item(key: str) -> dict:
+    at = rng.randint(4, len(key) - 4)
+    if rng.random() < 0.5:
+        return {"text": f"the new key is {key[:at]}", "title": key[at:]}
+    return {"title": f"key {key[:at]}", "text": key[at:] + " is what the CI uses"}
+
+
+def float_card() -> dict:
+    prefix, length, _ = rng.choice([network for network in NETWORKS if network[1] == 16 and network[0] < "9"])
+    number = luhn_number(prefix, length)
+    if rng.random() < 0.5:
+        return {
+            "item": {"text": "paid for the hotel", "metadata": {"card": float(number)}},
+            "kind": "Payment card number",
+        }
+    return {"text": f"card {number[0]}.{number[1:]}e15 exp 09/28", "kind": "Payment card number"}
+
+
+def float_pin() -> dict:
+    key = rng.choice(("door_pin", "gate_pin", "alarm_passcode", "bank_pin"))
+    return {"item": {"text": "house notes", "metadata": {key: float(rng.randint(1000, 999999))}}, "kind": "Password"}
+
+
+HIDING_WAYS = (with_format_character, fullwidth, looking_alike, base64_encoded)
+HIDDEN_NEAR_MISSES = (
+    {"text": "Встреча с Олегом в пятницу в 10:00, адрес: ул. Ленина 5"},
+    {"text": "Купил iPhone 15 Pro за 1000 евро, чек в почте oleg@mail.ru"},
+    {"text": "Καλημέρα! Τα λέμε αύριο στις 5 στο AKTIO café"},
+    {"text": "ΑΘΗΝΑ 2004: the opening ceremony was on 13 August"},
+    {"text": "СССР 1980 OLYMPICS poster, framed, 40x60"},
+    {"text": "the infor\u00admation desk opens at 9, the pro\u00adgramme at 10"},
+    {"text": "coding all night 👩\u200d💻 then coffee ☕\ufe0f"},
+    {"text": "ＴＯＫＹＯ２０２０ was moved to 2021"},
+    {"text": base64.b64encode(b"see you at the cafe at 5pm, bring the map").decode()},
+    {"text": "aGVsbG8gd29ybGQsIGhvdyBhcmUgeW91IHRvZGF5Pw== is base64 for a greeting"},
+    {"text": "the score went from 1234.0 to 1300.5 and version 2.0 shipped"},
+    {"text": "a run of 1.5e3 metres, then 4.2e1 more"},
+    {"item": {"text": "hotel", "metadata": {"price": 1234.0, "nights": 3.0, "lat": 38.7223, "lon": -9.1393}}},
+    {"item": {"text": "my card is the blue one", "title": "4111 notes"}},
+    {"item": {"text": "the key is in the drawer", "title": "AKIA stands for access key id"}},
+    {"item": {"text": "card number 4111 1111", "about": "1111 1112 is not a card"}},
+)
+
+
+def hidden() -> list[dict]:
+    """Keys hidden every way the gate reads through, then what those ways must not turn into a secret."""
+    rows: list[dict] = []
+    for hide in HIDING_WAYS:
+        for _ in range(HIDDEN_PER_WAY):
+            kind, key = hidden_key()
+            rows.append({"text": rng.choice(SENTENCES).format(s=hide(key)), "kind": kind})
+    for _ in range(HIDDEN_PER_WAY):
+        kind, key = hidden_key()
+        rows.append({"item": split_item(key), "kind": kind})
+    rows += [float_card() for _ in range(HIDDEN_PER_WAY)] + [float_pin() for _ in range(HIDDEN_PER_WAY)]
+    return rows + [{**case, "kind": None} for case in HIDDEN_NEAR_MISSES]
+
+
 def cases() -> list[dict]:
     """Every case, positives kind by kind, then near misses; the same list on every run."""
     rows: list[dict[str, str | None]] = [
@@ -502,7 +605,7 @@ def cases() -> list[dict]:
     ]
     rows += [{"text": make(), "kind": None} for make, count in NEAR_MISSES for _ in range(count)]
     rows += [{"text": text, "kind": None} for text in NEAR_MISS_FIXED]
-    return rows
+    return rows + hidden()
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ and scanning speed against a baseline measured in the same run.
     .venv/bin/python bench/secrets_detector.py --data DIR # the LoCoMo dev folder, if not TWIN_BENCH_DATA's
 
 (1) bench/secrets_cases.jsonl (written by bench/secrets_cases.py): recall per kind, a positive counting only
-    when the detector names its kind; and how many near misses it refuses.
+    when the detector names its kind; and how many near misses it refuses. A line holding an item (a key
+    split between two fields, a card sent as a float) is read whole, through `scan_item`.
 (2) LoCoMo dev, read in place: every turn goes through `scan_item` as memory_add would see it (the base64
     photos dropped, as bench/locomo_data.py does); each turn refused is a false refusal.
 (3) Speed, ms per 100,000 characters (the largest item text): the LoCoMo turns joined and cut into pieces of
@@ -16,7 +17,7 @@ and scanning speed against a baseline measured in the same run.
     cannot narrow it to lines). Each is the best of several runs; the baselines, `str.lower()` and a plain
     regex (`\\w+` findall) over the same text in the same run, let machines be compared.
 (4) The gates never change an answer: `find_secret` agrees on every text with running every detector on
-    the whole text.
+    the whole of what it reads (the text normalised, then each base64 run in it that decodes to text).
 
 Not named bench/secrets.py: a script's folder leads sys.path, so that name would shadow the standard library's
 `secrets` module for Django in every script of this folder.
@@ -35,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import locomo_data  # noqa: E402 - after the project root is on the path
-from memory.secrets.detect import DETECTORS, KINDS, find_secret, scan_item  # noqa: E402 - after the project root is on the path
+from memory.secrets.detect import DETECTORS, KINDS, find_secret, readings, scan_item  # noqa: E402 - after the project root is on the path
 
 CASES = Path(__file__).resolve().parent / "secrets_cases.jsonl"
 PIECE = 100_000  # characters: memory_add's largest text, and the unit of the speed target
@@ -45,11 +46,20 @@ WORD = re.compile(r"\w+")
 
 
 def unfiltered(text: str) -> str | None:
-    """The answer without gates or line narrowing: every detector on the whole text, in order."""
-    for each in DETECTORS:
-        if next(iter(each.rule.analyze_string(text)), None) is not None:
-            return each.rule.secret_type
+    """The answer without gates or line narrowing: every detector on the whole of each reading, in order."""
+    for reading in readings(text):
+        for each in DETECTORS:
+            if next(iter(each.rule.analyze_string(reading)), None) is not None:
+                return each.rule.secret_type
     return None
+
+
+def answer(row: dict) -> str | None:
+    """The kind the gate names for a case: a text's, or an item's read whole as memory_add reads it."""
+    if "text" in row:
+        return find_secret(row["text"])
+    found = scan_item(row["item"])
+    return found[1] if found else None
 
 
 def best_ms(scan, texts: list[str]) -> float:
@@ -117,15 +127,16 @@ def recall(rows: list[dict], errors: bool) -> None:
     total: Counter[str] = Counter()
     near_refused: list[tuple[str, str]] = []
     for row in rows:
-        kind = find_secret(row["text"])
+        kind = answer(row)
+        shown = row.get("text", row.get("item"))
         if row["kind"] is None:
             if kind:
-                near_refused.append((kind, row["text"]))
+                near_refused.append((kind, repr(shown)))
             continue
         total[row["kind"]] += 1
         found[row["kind"]] += kind == row["kind"]
         if errors and kind != row["kind"]:
-            print(f"  missed {row['kind']}: got {kind}: {row['text'][:160]!r}")
+            print(f"  missed {row['kind']}: got {kind}: {repr(shown)[:160]}")
     print("| kind | cases | recall |\n|---|---|---|")
     for kind in KINDS:
         print(f"| {kind} | {total[kind]} | {found[kind] / total[kind]:.2f} |" if total[kind] else f"| {kind} | 0 | - |")
@@ -135,7 +146,7 @@ def recall(rows: list[dict], errors: bool) -> None:
         f"{len(near_refused)} of {near}"
     )
     for kind, text in near_refused if errors else ():
-        print(f"  refused as {kind}: {text[:160]!r}")
+        print(f"  refused as {kind}: {text[:160]}")
 
 
 def locomo(errors: bool) -> list[str]:
@@ -185,7 +196,7 @@ def main() -> None:
     recall(rows, args.errors)
     turns = locomo(args.errors)
     long_texts = speed(turns)
-    checked = [row["text"] for row in rows] + turns + long_texts
+    checked = [row["text"] for row in rows if "text" in row] + turns + long_texts
     disagree = sum(find_secret(text) != unfiltered(text) for text in checked)
     print(f"\nGates and line narrowing changed {disagree} answers of {len(checked):,} texts.")
 

@@ -131,7 +131,7 @@ def _redact_json(value, path: str, password_key: re.Match | None, redactions: li
         return cleaned
     if isinstance(value, list):
         return [_redact_json(inner, f"{path}[{index}]", password_key, redactions) for index, inner in enumerate(value)]
-    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+    if isinstance(value, str) or (isinstance(value, int | float) and not isinstance(value, bool)):
         kind = find_secret(f"{password_key.group()}: {value}" if password_key else str(value))
         if kind is None:
             return value

@@ -143,6 +143,47 @@ def test_a_project_that_redacts_stores_the_item_with_the_secret_replaced(api, al
     assert in_database(SECRETS) == {} and in_database(["[redacted: GitHub Token]"])
 
 
+CARD_DIGITS = int(CARD.replace(" ", ""))
+# (an item hiding a secret from the patterns, where it is, its kind): each refused as a plain one is
+HIDDEN: list[tuple[dict[str, Any], str, str]] = [
+    ({"text": f"the deploy key is {AWS[:8]}\u200b{AWS[8:]}", "id": "h-zero-width"}, "text", "AWS Access Key"),
+    ({"text": "the key is " + AWS.replace("A", "\u0410"), "id": "h-cyrillic"}, "text", "AWS Access Key"),
+    ({"text": f"the new key is {AWS[:10]}", "title": AWS[10:], "id": "h-split"}, "text", "AWS Access Key"),
+    (
+        {"text": "paid", "id": "h-card", "metadata": {"card": float(CARD_DIGITS)}},
+        "metadata.card",
+        "Payment card number",
+    ),
+    ({"text": "door", "id": "h-pin", "metadata": {"door_pin": 4821.0}}, "metadata.door_pin", "Password"),
+]
+
+
+def test_a_secret_hidden_from_the_patterns_is_refused_as_any_other(api):
+    response = api.tool("add", items=[item for item, _, _ in HIDDEN], wait=False)
+    assert [(r["status"], r.get("field"), r.get("secret")) for r in response.json()["items"]] == [
+        ("refused", f"items[{i}].{field}", kind) for i, (_, field, kind) in enumerate(HIDDEN)
+    ]
+    assert in_database([AWS, AWS[10:], str(CARD_DIGITS)]) == {}
+
+
+def test_a_project_that_redacts_redacts_a_hidden_secret_whole_and_refuses_a_split_one(api, alice, project):
+    admin = logged_in(in_role(project, Role.ADMIN))
+    assert admin.post(f"/projects/{project.slug}/secrets", {"policy": SecretPolicy.REDACT}).status_code == 302
+    zero_width, _, _ = HIDDEN[0]
+    answer = api.add({**zero_width, "metadata": {"card": float(CARD_DIGITS)}})["items"][0]
+    assert answer["status"] == "added" and answer["redacted"] == [
+        {"field": "items[0].text", "secret": "AWS Access Key"},
+        {"field": "items[0].metadata.card", "secret": "Payment card number"},
+    ]
+    with scoped(project.pk):
+        stored = Item.objects.get(external_id="h-zero-width")
+    assert stored.text == "[redacted: AWS Access Key]"  # where it hid cannot be told, so the text goes whole
+    assert stored.metadata == {"card": "[redacted: Payment card number]"}
+    split, _, _ = HIDDEN[2]
+    assert api.add(split)["items"][0]["status"] == "refused"  # no field of it alone holds what to redact
+    assert in_database([AWS, str(CARD_DIGITS)]) == {}
+
+
 def test_only_owners_and_admins_choose_the_policy(alice, project):
     member = logged_in(in_role(project, Role.MEMBER))
     assert member.post(f"/projects/{project.slug}/secrets", {"policy": SecretPolicy.REDACT}).status_code == 404
