@@ -8,10 +8,18 @@ processes share a database pool or a Redis connection.
 """
 
 import os
+import shutil
+from pathlib import Path
+
+from prometheus_client import multiprocess
 
 from twin import capacity, process
 
 os.environ.setdefault(process.ENVIRONMENT, process.WEB)  # the kind twin/settings.py reads: pooled, with timeouts
+# Each process writes its metrics' samples here and GET /metrics sums them (twin/metrics.py). Set before any
+# process imports prometheus_client's metrics, and emptied as the server starts: a dead run's counts are gone.
+METRICS_DIR = Path(os.environ.get("TWIN_VAR_DIR", Path(__file__).resolve().parent / "var")) / "metrics" / "web"
+os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", str(METRICS_DIR))
 
 wsgi_app = "twin.wsgi:application"
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
@@ -31,3 +39,15 @@ def post_worker_init(worker):
 
     embeddings.warm_up()
     half_text.warm_up()
+
+
+def on_starting(server):
+    """An empty metrics directory for this run's processes."""
+    directory = Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
+    shutil.rmtree(directory, ignore_errors=True)
+    directory.mkdir(parents=True)
+
+
+def child_exit(server, worker):
+    """A process that ended: its live gauges leave the sum."""
+    multiprocess.mark_process_dead(worker.pid)

@@ -47,6 +47,7 @@ def call(tool: Tool, context: Context, arguments, *, surface: str = "http", revi
     if outcome.kind != ANSWER or tool.writes:  # an answered read was counted in its own transaction
         counts = usage.write_counts(outcome.body) if tool.writes else {}
         usage.record(counted, error=outcome.error, message=outcome.message, **counts)
+    observe.call_ended(counted, outcome)
     return outcome
 
 

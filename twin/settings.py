@@ -57,6 +57,10 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 # limits, is read from X-Forwarded-For (accounts.throttle.client_address). Never set it without the proxies:
 # a client could then choose both.
 TRUSTED_PROXIES = int(os.environ.get("TRUSTED_PROXIES", "0"))
+# GET /metrics answers only a scraper holding this as its bearer; unset, the route is a 404 (twin/metrics.py).
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+# METRICS=off records no metric at all: what bench/search_ab.py compares against.
+METRICS_ON = os.environ.get("METRICS", "on") != "off"
 if TRUSTED_PROXIES:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 # Where the service runs: "development" (the default: a developer's machine, the test suite) or anything else

@@ -1,0 +1,62 @@
+"""GET /metrics: only for METRICS_TOKEN's bearer (a 404 while none is set), in Prometheus' text format, with
+every tool call counted by surface, tool, status and MCP revision, and its latency."""
+
+from prometheus_client.parser import text_string_to_metric_families
+
+TOKEN = "scrape-secret-1"
+
+
+def scrape(api, token=TOKEN):
+    return api.client.get("/metrics", headers={"Authorization": f"Bearer {token}"})
+
+
+def samples(response) -> dict:
+    text = response.content.decode()
+    return {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+
+
+def calls(found: dict, **labels) -> float:
+    return found.get(("twin_tool_calls_total", tuple(sorted(labels.items()))), 0.0)
+
+
+def test_without_a_token_set_there_is_no_metrics_route(api, settings):
+    settings.METRICS_TOKEN = ""
+    assert scrape(api).status_code == 404
+
+
+def test_only_the_token_reads_it(api, settings):
+    settings.METRICS_TOKEN = TOKEN
+    assert scrape(api, "wrong").status_code == 401
+    assert api.client.get("/metrics").status_code == 401
+    assert scrape(api).status_code == 200
+
+
+def test_tool_calls_are_counted_by_surface_tool_status_and_revision(api, settings):
+    settings.METRICS_TOKEN = TOKEN
+    search = {"surface": "http", "tool": "memory_search", "revision": "none"}
+    before = samples(scrape(api))
+    api.add({"text": "Ana lives in Porto.", "id": "home"})
+    api.tool("search", query="Where does Ana live?")
+    api.tool("search", query="")  # refused: invalid arguments
+    api.mcp(
+        "tools/call", {"name": "memory_search", "arguments": {"query": "Ana"}}, **{"MCP-Protocol-Version": "2025-06-18"}
+    )
+    after = samples(scrape(api))
+    assert calls(after, **search, status="ok") - calls(before, **search, status="ok") == 1
+    assert calls(after, **search, status="invalid_arguments") - calls(before, **search, status="invalid_arguments") == 1
+    over_mcp = {"surface": "mcp", "tool": "memory_search", "revision": "2025-06-18", "status": "ok"}
+    assert calls(after, **over_mcp) - calls(before, **over_mcp) == 1
+    count = ("twin_tool_call_seconds_count", tuple(sorted(search.items())))
+    assert after[count] - before.get(count, 0) == 2
+
+
+def test_with_metrics_off_nothing_is_counted(api, settings):
+    settings.METRICS_TOKEN, settings.METRICS_ON = TOKEN, False
+    search = {"surface": "http", "tool": "memory_search", "revision": "none", "status": "invalid_arguments"}
+    before = calls(samples(scrape(api)), **search)
+    api.tool("search", query="")
+    assert calls(samples(scrape(api)), **search) == before

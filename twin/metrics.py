@@ -1,0 +1,70 @@
+"""What the service tells Prometheus, at GET /metrics (and a worker's own port): the metrics are defined here
+once, each with labels from bounded sets (a surface, a tool, a stable error code, an MCP revision), never an
+end user's id, a key, an item or any text.
+
+Under gunicorn every process writes its samples to PROMETHEUS_MULTIPROC_DIR (set by gunicorn.conf.py) and
+/metrics sums them, so a scrape counts every process, not the one that answered it.
+"""
+
+import hmac
+import os
+
+from django.conf import settings
+from django.http import Http404, HttpResponse
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
+
+MULTIPROCESS_DIR = "PROMETHEUS_MULTIPROC_DIR"
+# Seconds from a tool call's dispatch to its answer: a search is tens of milliseconds, an add with wait seconds.
+LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+
+tool_calls = Counter(
+    "twin_tool_calls",
+    "Tool calls by surface, tool, outcome status (ok or the error code) and MCP revision.",
+    ["surface", "tool", "status", "revision"],
+)
+tool_call_seconds = Histogram(
+    "twin_tool_call_seconds",
+    "Seconds from a tool call's dispatch to its answer, by surface, tool and MCP revision.",
+    ["surface", "tool", "revision"],
+    buckets=LATENCY_BUCKETS,
+)
+
+
+def tool_call_observed(*, surface: str, tool: str, status: str, revision: str, seconds: float) -> None:
+    """Count one tool call and its latency."""
+    if not settings.METRICS_ON:
+        return
+    tool_calls.labels(surface, tool, status, revision or "none").inc()
+    tool_call_seconds.labels(surface, tool, revision or "none").observe(seconds)
+
+
+def exposition() -> bytes:
+    """Every metric in Prometheus' text format: summed over the processes' files under gunicorn, this process's
+    own otherwise."""
+    if os.environ.get(MULTIPROCESS_DIR):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+        return generate_latest(registry)
+    return generate_latest(REGISTRY)
+
+
+def metrics_view(request) -> HttpResponse:
+    """GET /metrics for a scraper holding METRICS_TOKEN as its bearer; 404 when no token is set (the route
+    does not exist) and 401 for any other bearer."""
+    token = settings.METRICS_TOKEN
+    if not token:
+        raise Http404
+    sent = request.headers.get("Authorization", "")
+    if not hmac.compare_digest(sent.encode(), f"Bearer {token}".encode()):
+        response = HttpResponse("A bearer token is needed.\n", status=401, content_type="text/plain")
+        response["WWW-Authenticate"] = "Bearer"
+        return response
+    return HttpResponse(exposition(), content_type=CONTENT_TYPE_LATEST)
