@@ -103,9 +103,9 @@ def context_from_request(request) -> Context:
     if token is None:
         raise unauthorized("missing_key", "Send Authorization: Bearer <key>.")
     if not token.startswith(KEY_PREFIX):
-        context = _oauth_context(request, token)
-        admit(request, context)
-        return context
+        oauth_context = _oauth_context(request, token)
+        admit(request, oauth_context)
+        return oauth_context
     key_hash = hash_key(token)
     cached = keycache.cached(key_hash)
     try:
