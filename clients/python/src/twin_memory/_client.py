@@ -81,14 +81,16 @@ class TwinMemory(Operations):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _send(self, method: str, path: str, *, rewind: Callable[[], Any] | None = None, **kwargs: Any):
+    def _send(self, method: str, path: str, *, rewind: Callable[[], Any] | None = None, headers=None, **kwargs: Any):
         """The response to a request, an error answer raised; 429 and 503 sent again as the rules allow.
         `rewind` gives a streamed body afresh for each try (None: the body is sent once, never again)."""
         url, started, attempt = self._settings.url(path), self._clock(), 0
         while True:
             if rewind is not None:
                 kwargs["content"] = rewind()
-            request = self._http.build_request(method, url, headers=self._settings.headers(), **kwargs)
+            request = self._http.build_request(
+                method, url, headers={**self._settings.headers(), **(headers or {})}, **kwargs
+            )
             try:
                 response = self._http.send(request, stream=True)
             except httpx.TransportError as failed:
@@ -209,12 +211,16 @@ class AsyncTwinMemory(AsyncOperations):
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    async def _send(self, method: str, path: str, *, rewind: Callable[[], Any] | None = None, **kwargs: Any):
+    async def _send(
+        self, method: str, path: str, *, rewind: Callable[[], Any] | None = None, headers=None, **kwargs: Any
+    ):
         url, started, attempt = self._settings.url(path), self._clock(), 0
         while True:
             if rewind is not None:
                 kwargs["content"] = rewind()
-            request = self._http.build_request(method, url, headers=self._settings.headers(), **kwargs)
+            request = self._http.build_request(
+                method, url, headers={**self._settings.headers(), **(headers or {})}, **kwargs
+            )
             try:
                 response = await self._http.send(request, stream=True)
             except httpx.TransportError as failed:
