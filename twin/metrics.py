@@ -10,12 +10,14 @@ import hmac
 import os
 
 from django.conf import settings
+from django.db import connection
 from django.http import Http404, HttpResponse
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
     CollectorRegistry,
     Counter,
+    Gauge,
     Histogram,
     generate_latest,
     multiprocess,
@@ -36,6 +38,46 @@ tool_call_seconds = Histogram(
     ["surface", "tool", "revision"],
     buckets=LATENCY_BUCKETS,
 )
+
+refusals = Counter(
+    "twin_refusals",
+    "Requests refused: 429 by the limit refused (credential, end-user), 503 by cause (pool, statement_timeout, "
+    "database, redis).",
+    ["status", "kind"],
+)
+# The database pool of each web process (a gauge per process: the pid label), as psycopg_pool counts it.
+pool_size = Gauge("twin_db_pool_size", "Connections the process's pool holds.", multiprocess_mode="all")
+pool_in_use = Gauge("twin_db_pool_in_use", "Connections lent out.", multiprocess_mode="all")
+pool_waiting = Gauge("twin_db_pool_waiting", "Requests waiting for a connection.", multiprocess_mode="all")
+pool_errors = Gauge(
+    "twin_db_pool_errors",
+    "Connection requests that failed (timed out) since the process began.",
+    multiprocess_mode="all",
+)
+
+
+def unavailable_observed(cause: str) -> None:
+    """Count one 503 by its cause."""
+    if settings.METRICS_ON:
+        refusals.labels("503", cause).inc()
+
+
+def answered(request, response) -> None:
+    """After each HTTP answer: a 429 counted by the limit that refused it, and the pool's gauges brought up to
+    date (cheap: psycopg_pool keeps the numbers)."""
+    if not settings.METRICS_ON:
+        return
+    if response.status_code == 429:
+        standing = getattr(request, "rate_limit", None)
+        refused = [w.name for w in standing.windows if w.refused] if standing is not None else []
+        refusals.labels("429", refused[0] if refused else "other").inc()
+    pool = getattr(connection, "pool", None)
+    if pool is not None:
+        stats = pool.get_stats()
+        pool_size.set(stats.get("pool_size", 0))
+        pool_in_use.set(stats.get("pool_size", 0) - stats.get("pool_available", 0))
+        pool_waiting.set(stats.get("requests_waiting", 0))
+        pool_errors.set(stats.get("requests_errors", 0))
 
 
 def tool_call_observed(*, surface: str, tool: str, status: str, revision: str, seconds: float) -> None:

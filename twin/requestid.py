@@ -9,6 +9,7 @@ import uuid
 
 from django.utils.log import log_response
 
+from . import metrics
 from .logs import bind, log_context, log_fields
 
 REQUEST_ID_HEADER = "X-Request-Id"
@@ -62,5 +63,6 @@ class RequestIdMiddleware:
             if response.status_code >= 400:
                 log_response("%s: %s", response.reason_phrase, request.path, response=response, request=request)
             log.info("%s %s answered %s", request.method, request.path, response.status_code)
+        metrics.answered(request, response)
         response[REQUEST_ID_HEADER] = request_id
         return response

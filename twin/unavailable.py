@@ -15,6 +15,8 @@ from psycopg_pool import PoolTimeout, TooManyRequests
 
 from accounts.errors import ApiError
 
+from . import metrics
+
 UNAVAILABLE = "unavailable"
 SERVICE_UNAVAILABLE = 503
 # When to try again: a connection frees up within a request's time; a database or Redis restart takes seconds.
@@ -39,16 +41,26 @@ def _causes(error: BaseException | None):
         error = error.__cause__
 
 
+# What a 503 can come of, in the order it is looked for: (what is raised, the cause's metric label, the words).
+_CAUSES = (
+    ((PoolTimeout, TooManyRequests), "pool", "Every database connection is in use.", BUSY_RETRY_SECONDS),
+    ((psycopg.errors.QueryCanceled,), "statement_timeout", "The database took too long to answer.", BUSY_RETRY_SECONDS),
+    (
+        (OperationalError, InterfaceError, psycopg.OperationalError),
+        "database",
+        "The database could not answer now.",
+        DOWN_RETRY_SECONDS,
+    ),
+    ((redis.ConnectionError, redis.TimeoutError), "redis", "Redis is not answering.", DOWN_RETRY_SECONDS),
+)
+
+
 def unavailable_from(error: BaseException) -> Unavailable | None:
     """The refusal `error` comes to when it means busy or a dependency away; None for any other error (a bug,
     which stays a failure and is logged as one)."""
     causes = list(_causes(error))
-    if any(isinstance(cause, (PoolTimeout, TooManyRequests)) for cause in causes):
-        return Unavailable("Every database connection is in use.", BUSY_RETRY_SECONDS)
-    if any(isinstance(cause, psycopg.errors.QueryCanceled) for cause in causes):
-        return Unavailable("The database took too long to answer.", BUSY_RETRY_SECONDS)
-    if any(isinstance(cause, (OperationalError, InterfaceError, psycopg.OperationalError)) for cause in causes):
-        return Unavailable("The database could not answer now.", DOWN_RETRY_SECONDS)
-    if any(isinstance(cause, (redis.ConnectionError, redis.TimeoutError)) for cause in causes):
-        return Unavailable("Redis is not answering.", DOWN_RETRY_SECONDS)
+    for kinds, cause, message, retry_after in _CAUSES:
+        if any(isinstance(found, kinds) for found in causes):
+            metrics.unavailable_observed(cause)
+            return Unavailable(message, retry_after)
     return None

@@ -1,7 +1,11 @@
 """GET /metrics: only for METRICS_TOKEN's bearer (a 404 while none is set), in Prometheus' text format, with
 every tool call counted by surface, tool, status and MCP revision, and its latency."""
 
+import psycopg
+from django.db import connection
 from prometheus_client.parser import text_string_to_metric_families
+
+from accounts.services import project_set_rate_limits
 
 TOKEN = "scrape-secret-1"
 
@@ -60,3 +64,35 @@ def test_with_metrics_off_nothing_is_counted(api, settings):
     before = calls(samples(scrape(api)), **search)
     api.tool("search", query="")
     assert calls(samples(scrape(api)), **search) == before
+
+
+def refused(found: dict, status: str, kind: str) -> float:
+    return found.get(("twin_refusals_total", (("kind", kind), ("status", status))), 0.0)
+
+
+def test_a_429_is_counted_by_the_limit_that_refused_it(api, project, settings):
+    settings.METRICS_TOKEN = TOKEN
+    project_set_rate_limits(project=project, per_credential=None, per_end_user=1)
+    before = refused(samples(scrape(api)), "429", "end-user")
+    assert api.tool("ls").status_code != 429 and api.tool("ls").status_code == 429
+    assert refused(samples(scrape(api)), "429", "end-user") - before == 1
+
+
+def test_a_503_is_counted_by_its_cause(api, settings, transactional_db):
+    settings.METRICS_TOKEN = TOKEN
+    before = refused(samples(scrape(api)), "503", "statement_timeout")
+    db = connection.settings_dict
+    blocker = psycopg.connect(
+        dbname=db["NAME"], user=db["USER"], password=db["PASSWORD"] or None, host=db["HOST"], port=db["PORT"] or None
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("SET statement_timeout = 200")
+    try:
+        blocker.execute("LOCK TABLE accounts_apikey IN ACCESS EXCLUSIVE MODE")
+        assert api.get("/v1/me").status_code == 503
+    finally:
+        blocker.rollback()
+        blocker.close()
+        with connection.cursor() as cursor:
+            cursor.execute("RESET statement_timeout")
+    assert refused(samples(scrape(api)), "503", "statement_timeout") - before == 1
