@@ -20,6 +20,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from memory.model import embeddings, half_text
+from twin import metrics
 from twin.logs import log_context
 
 from . import fairness
@@ -156,6 +157,10 @@ class _Slice:
             for memory, item_pks, work, failures in self.parts:
                 pipeline.write(memory, work, failures, index=memory.end_user.pk not in index_drawn_next)
                 _settle(memory, item_pks, failures, attempt=0)
+                now = time.time()
+                metrics.read_observed(
+                    [now - item.updated_at.timestamp() for item, _ in work if item.pk not in failures]
+                )
         return len(self.pks)
 
 
@@ -196,6 +201,7 @@ def _settle(memory: Memory, item_pks: list[int], failures: dict[int, tuple[int, 
         )
     elif failures:
         failed.mark_failed(memory, failures)
+        metrics.failed_reads_observed(len(failures))
         log.warning("Marked %d items failed after %d retries", len(failures), READ_RETRIES)
     if attempt:
         fairness.put_back(project_id, set(item_pks) - (set(failures) if retrying else set()))
@@ -287,6 +293,8 @@ def _nice_worker(**kwargs):
     _nice_own_session(settings.READ_WORKER_NICENESS)
     embeddings.use_lanes(settings.READ_MODEL_THREADS)
     half_text.warm_up()
+    if settings.WORKER_METRICS_PORT:
+        metrics.serve_worker_metrics(settings.WORKER_METRICS_PORT, settings.WORKER_METRICS_HOST)
 
 
 @worker_process_init.connect

@@ -8,6 +8,8 @@ Under gunicorn every process writes its samples to PROMETHEUS_MULTIPROC_DIR (set
 
 import hmac
 import os
+import shutil
+from pathlib import Path
 
 from django.conf import settings
 from django.db import connection
@@ -21,9 +23,12 @@ from prometheus_client import (
     Histogram,
     generate_latest,
     multiprocess,
+    start_http_server,
 )
 
 MULTIPROCESS_DIR = "PROMETHEUS_MULTIPROC_DIR"
+# Seconds from an item's add (or edit) to its being searchable: the read's lag, from under a second to hours.
+LAG_BUCKETS = (0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900, 1800, 3600, 4 * 3600)
 # Seconds from a tool call's dispatch to its answer: a search is tens of milliseconds, an add with wait seconds.
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 
@@ -54,6 +59,47 @@ pool_errors = Gauge(
     "Connection requests that failed (timed out) since the process began.",
     multiprocess_mode="all",
 )
+
+# The background read, counted by the processes that run it (a worker's; the web's when the read runs eagerly).
+items_read = Counter("twin_items_read", "Items the background read made searchable.")
+failed_reads = Counter("twin_failed_reads", "Items marked failed once their read's retries were spent.")
+add_to_searchable_seconds = Histogram(
+    "twin_add_to_searchable_seconds", "Seconds from an item's add or edit to its being searchable.", buckets=LAG_BUCKETS
+)
+texts_embedded = Counter("twin_texts_embedded", "Texts the embedding model embedded (passages, sentences, questions).")
+
+
+def read_observed(lags: list[float]) -> None:
+    """Count the items a slice made searchable, each with the seconds since it was added or edited."""
+    if not settings.METRICS_ON:
+        return
+    items_read.inc(len(lags))
+    for lag in lags:
+        add_to_searchable_seconds.observe(lag)
+
+
+def failed_reads_observed(count: int) -> None:
+    if settings.METRICS_ON:
+        failed_reads.inc(count)
+
+
+def embedded_observed(count: int) -> None:
+    if settings.METRICS_ON:
+        texts_embedded.inc(count)
+
+
+def serve_worker_metrics(port: int, host: str = "127.0.0.1") -> None:
+    """A worker machine's own /metrics on `host`:`port` (any path answers; no token: bind it where only the
+    scraper reaches), summing its pool processes' samples
+    (which write to PROMETHEUS_MULTIPROC_DIR, emptied here, before the pool forks)."""
+    directory = os.environ.get(MULTIPROCESS_DIR)
+    registry = REGISTRY
+    if directory:
+        shutil.rmtree(directory, ignore_errors=True)
+        Path(directory).mkdir(parents=True)
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+    start_http_server(port, addr=host, registry=registry)
 
 
 def unavailable_observed(cause: str) -> None:

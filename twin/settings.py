@@ -61,6 +61,12 @@ TRUSTED_PROXIES = int(os.environ.get("TRUSTED_PROXIES", "0"))
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 # METRICS=off records no metric at all: what bench/search_ab.py compares against.
 METRICS_ON = os.environ.get("METRICS", "on") != "off"
+# A worker machine serves its own metrics on this port (0: none); its pool processes' samples are summed there,
+# through files they write under var/ (set before prometheus_client is first imported, which is after settings).
+WORKER_METRICS_PORT = int(os.environ.get("WORKER_METRICS_PORT", "0"))
+WORKER_METRICS_HOST = os.environ.get("WORKER_METRICS_HOST", "127.0.0.1")
+if PROCESS_KIND == process.WORKER and WORKER_METRICS_PORT:
+    os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", str(VAR_DIR / "metrics" / "worker"))
 if TRUSTED_PROXIES:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 # Where the service runs: "development" (the default: a developer's machine, the test suite) or anything else

@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 from django.conf import settings
 
+from twin import metrics
+
 from . import int8_file
 from .encoder import DIMENSIONS, MODEL_ID, embed_here
 
@@ -41,6 +43,7 @@ def use_lanes(count: int) -> None:
 
 def embed(texts: list[str]) -> np.ndarray:
     """Unit vectors for `texts`, shape (len(texts), 384), float32."""
+    metrics.embedded_observed(len(texts))
     if _lane_count > 1 and texts:  # a worker child: every text to the model's process, so the child never loads it
         return _in_model_process(texts)
     return embed_here(texts)

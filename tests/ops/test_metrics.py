@@ -1,13 +1,29 @@
 """GET /metrics: only for METRICS_TOKEN's bearer (a 404 while none is set), in Prometheus' text format, with
 every tool call counted by surface, tool, status and MCP revision, and its latency."""
 
+import socket
+import urllib.request
+
 import psycopg
 from django.db import connection
 from prometheus_client.parser import text_string_to_metric_families
 
 from accounts.services import project_set_rate_limits
+from twin.metrics import serve_worker_metrics
 
 TOKEN = "scrape-secret-1"
+READ_METRICS = (
+    "twin_items_read_total",
+    "twin_add_to_searchable_seconds_count",
+    "twin_texts_embedded_total",
+    "twin_failed_reads_total",
+)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def scrape(api, token=TOKEN):
@@ -96,3 +112,20 @@ def test_a_503_is_counted_by_its_cause(api, settings, transactional_db):
         with connection.cursor() as cursor:
             cursor.execute("RESET statement_timeout")
     assert refused(samples(scrape(api)), "503", "statement_timeout") - before == 1
+
+
+def test_the_read_counts_items_read_their_lag_and_texts_embedded(api, settings):
+    settings.METRICS_TOKEN = TOKEN
+    before = samples(scrape(api))
+    api.add({"text": "Ana lives in Porto.", "id": "a"}, {"text": "Ben lives in Braga.", "id": "b"}, wait=False)
+    after = samples(scrape(api))
+    grew = {name: after.get((name, ()), 0) - before.get((name, ()), 0) for name in READ_METRICS}
+    assert grew["twin_items_read_total"] == 2 and grew["twin_add_to_searchable_seconds_count"] == 2
+    assert grew["twin_texts_embedded_total"] >= 2 and grew["twin_failed_reads_total"] == 0
+
+
+def test_a_worker_serves_its_own_metrics(api):
+    port = free_port()
+    serve_worker_metrics(port)
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as answer:
+        assert b"twin_items_read_total" in answer.read()
