@@ -127,3 +127,13 @@ def curl_line(base_url: str, *, key: str, account: str = ACCOUNT_PLACEHOLDER) ->
         f'  -H "X-Twin-Account: {account}" \\\n  -H "Content-Type: application/json" \\\n'
         f'  -d \'{{"query": "What do you remember about me?"}}\''
     )
+
+
+def python_lines(base_url: str, *, key: str, account: str = ACCOUNT_PLACEHOLDER) -> str:
+    """The same search with the official Python client (clients/python): install, connect, ask."""
+    return (
+        "# pip install ./clients/python, from a clone of twin memory\n"
+        "from twin_memory import TwinMemory\n"
+        f'client = TwinMemory(api_key="{key}", account="{account}", base_url="{base_url}")\n'
+        'print(client.search(query="What do you remember about me?"))'
+    )

@@ -30,7 +30,7 @@ from accounts.consent import ACCESS_LABELS
 from accounts.permissions import can
 from accounts.ratelimit import CREDENTIAL, END_USER, limits_of
 from accounts.registration import client_host
-from accounts.resource import mcp_resource_url
+from accounts.resource import MCP_RESOURCE_PATH, mcp_resource_url
 from accounts.selectors import membership_of, memberships_of_user
 from accounts.selectors import project_overview as overview_counts
 from accounts.services import project_create, project_set_rate_limits, project_set_secret_policy
@@ -42,7 +42,7 @@ from memory.resources import SCHEME, TEMPLATES
 from memory.selectors import scoped
 
 from .access import LAST_PROJECT, NOT_FOUND, project_for
-from .clients import client_configs
+from .clients import KEY_PLACEHOLDER, client_configs, python_lines
 from .forms import DeleteProjectForm, ProjectForm, RateLimitsForm, SecretPolicyForm
 from .forms_flow import Done, form_post, project_form_post
 from .security import console_page
@@ -356,6 +356,7 @@ def project_mcp(request, slug: str):
     project = project_for(request, slug)
     mcp_url = mcp_resource_url(request)
     context = {"project": project, "mcp_url": mcp_url, "clients": client_configs(mcp_url), "rows": None}
+    context["python"] = python_lines(mcp_url.rsplit(MCP_RESOURCE_PATH, 1)[0], key=KEY_PLACEHOLDER)
     context.update(prompts=PROMPTS, resource_scheme=SCHEME, resource_templates=TEMPLATES)
     if can(project.role, "view_connections"):
         context["rows"] = _rows(

@@ -3,6 +3,7 @@ project (Viewers included); the project's OAuth connections and Disconnect for O
 (Disconnect itself is tested in tests/oauth/test_connected_apps.py.)"""
 
 import json
+from html import unescape
 
 import pytest
 from django.test import Client
@@ -37,6 +38,7 @@ def test_everyone_in_the_project_gets_every_clients_config(alice, project, role)
     assert "claude mcp add --transport http twin-memory http://testserver/v1/mcp" in page
     assert "mcp-remote" in page and "[mcp_servers.twin_memory]" in page
     assert "X-Twin-Account: END_USER_ID" in page and 'data-copy="#snippet-cursor"' in page
+    assert 'TwinMemory(api_key="tm_YOUR_KEY", account="END_USER_ID", base_url="http://testserver")' in unescape(page)
 
 
 def test_the_json_configs_are_valid_json(alice, project):
