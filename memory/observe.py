@@ -6,11 +6,17 @@ an argument or any text."""
 import contextvars
 import time
 
+from django.utils import timezone
+from prometheus_client.core import GaugeMetricFamily
+
 from twin import metrics
 from twin.logs import bind
 
 from . import usage
 from .outcome import Outcome
+from .project_selectors import read_backlogs
+
+BACKLOG_PROJECTS = 10  # projects named in the backlog's metrics, the largest backlogs; the rest are summed
 
 _started: contextvars.ContextVar[float] = contextvars.ContextVar("call_started", default=0.0)
 
@@ -35,3 +41,36 @@ def call_ended(counted: usage.Call, outcome: Outcome) -> None:
         revision=counted.revision,
         seconds=time.perf_counter() - _started.get(),
     )
+
+
+class BacklogCollector:
+    """The read's backlog at each scrape: items, characters and the oldest unread item's age, for each of the
+    BACKLOG_PROJECTS projects furthest behind (labelled by project id) and summed for the rest ("others"), so
+    the labels stay bounded however many projects there are."""
+
+    def collect(self):
+        names = ("items", "characters", "oldest_seconds")
+        families = {
+            name: GaugeMetricFamily(f"twin_read_backlog_{name}", f"The read's backlog: {name}.", labels=["project"])
+            for name in names
+        }
+        rows, now = read_backlogs(), timezone.now()
+        others = {"items": 0, "characters": 0, "oldest_seconds": 0.0}
+        for rank, row in enumerate(rows):
+            values = {
+                "items": row["items"],
+                "characters": row["characters"],
+                "oldest_seconds": (now - row["oldest"]).total_seconds(),
+            }
+            if rank < BACKLOG_PROJECTS:
+                for name in names:
+                    families[name].add_metric([str(row["project_id"])], values[name])
+            else:
+                others = {
+                    "items": others["items"] + values["items"],
+                    "characters": others["characters"] + values["characters"],
+                    "oldest_seconds": max(others["oldest_seconds"], values["oldest_seconds"]),
+                }
+        for name in names:
+            families[name].add_metric(["others"], others[name])
+        return list(families.values())

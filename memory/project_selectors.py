@@ -96,3 +96,10 @@ def end_users_with_passages(*, at_least: int, among: set[int] | None = None) -> 
         cursor.execute("SELECT end_user_id FROM twin_memory_sizes(%s) ORDER BY end_user_id", [at_least])
         found = [row["end_user_id"] for row in named_rows(cursor)]
     return [end_user for end_user in found if among is None or end_user in among]
+
+
+def read_backlogs() -> list[dict]:
+    """Every project's read backlog: [{project_id, items, characters, oldest}], the most items first."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT project_id, items, characters, oldest FROM twin_read_backlogs() ORDER BY items DESC")
+        return named_rows(cursor)

@@ -134,14 +134,27 @@ def tool_call_observed(*, surface: str, tool: str, status: str, revision: str, s
     tool_call_seconds.labels(surface, tool, revision or "none").observe(seconds)
 
 
+# Collectors read afresh at each scrape (the read's backlog, from the database), added by the apps that own them.
+_scraped: list = []
+
+
+def add_scrape_collector(collector) -> None:
+    """Have `collector` (an object with collect()) read at every scrape of /metrics."""
+    _scraped.append(collector)
+
+
 def exposition() -> bytes:
     """Every metric in Prometheus' text format: summed over the processes' files under gunicorn, this process's
-    own otherwise."""
+    own otherwise; then what the scrape collectors read now."""
+    registry = CollectorRegistry()
     if os.environ.get(MULTIPROCESS_DIR):
-        registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
-        return generate_latest(registry)
-    return generate_latest(REGISTRY)
+    else:
+        registry = REGISTRY
+    scraped = CollectorRegistry()
+    for collector in _scraped:
+        scraped.register(collector)
+    return generate_latest(registry) + generate_latest(scraped)
 
 
 def metrics_view(request) -> HttpResponse:

@@ -6,9 +6,13 @@ import urllib.request
 
 import psycopg
 from django.db import connection
+from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
 
-from accounts.services import project_set_rate_limits
+from accounts.services import end_user_get_or_create, project_set_rate_limits
+from memory import observe
+from memory.models import Item
+from memory.selectors import scoped
 from twin.metrics import serve_worker_metrics
 
 TOKEN = "scrape-secret-1"
@@ -129,3 +133,27 @@ def test_a_worker_serves_its_own_metrics(api):
     serve_worker_metrics(port)
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as answer:
         assert b"twin_items_read_total" in answer.read()
+
+
+def unread(project, end_user_id: str, texts: list[str]) -> None:
+    """Items stored without their read queued: a backlog."""
+    end_user = end_user_get_or_create(project=project, external_id=end_user_id)
+    with scoped(project.pk, end_user.pk):
+        for index, text in enumerate(texts):
+            Item.objects.create(end_user=end_user, external_id=f"b{index}", kind="note", text=text, at=timezone.now())
+
+
+def test_the_backlog_names_the_projects_furthest_behind_and_sums_the_rest(
+    api, project, other_project, settings, monkeypatch
+):
+    settings.METRICS_TOKEN = TOKEN
+    unread(project, "u_1", ["abc", "defg"])
+    unread(other_project, "u_9", ["hi"])
+    found = samples(scrape(api))
+    assert found[("twin_read_backlog_items", (("project", str(project.pk)),))] == 2
+    assert found[("twin_read_backlog_characters", (("project", str(project.pk)),))] == 7
+    assert found[("twin_read_backlog_oldest_seconds", (("project", str(project.pk)),))] >= 0
+    monkeypatch.setattr(observe, "BACKLOG_PROJECTS", 1)
+    found = samples(scrape(api))
+    assert found[("twin_read_backlog_items", (("project", "others"),))] == 1
+    assert ("twin_read_backlog_items", (("project", str(other_project.pk)),)) not in found
