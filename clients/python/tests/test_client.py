@@ -1,5 +1,6 @@
 """The client's own behaviour over a faked HTTP layer (httpx.MockTransport): headers, errors, retries, files."""
 
+import asyncio
 import gzip
 import io
 import json
@@ -7,6 +8,7 @@ import json
 import httpx
 import pytest
 from twin_memory import (
+    AsyncTwinMemory,
     ConnectionFailed,
     InvalidArguments,
     NoMemory,
@@ -191,3 +193,33 @@ def test_a_rate_limited_answer_without_retries_carries_retry_after():
     with pytest.raises(RateLimited) as raised:
         client(handler, max_retries=0).latest()
     assert raised.value.retry_after == 5
+
+
+def test_the_async_client_answers_retries_and_raises_alike():
+    answers = [
+        httpx.Response(503, json={"error": "unavailable", "message": "busy"}, headers={"Retry-After": "3"}),
+        httpx.Response(200, json={"passages": []}),
+        httpx.Response(404, json={"error": "no_memory", "message": "nothing yet"}),
+    ]
+    seen: list[httpx.Request] = []
+    slept: list[float] = []
+
+    def handler(request):
+        seen.append(request)
+        return answers.pop(0)
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    async def run():
+        twin = AsyncTwinMemory(
+            KEY, account="u_1", base_url="http://memory.test", transport=httpx.MockTransport(handler), sleep=sleep
+        )
+        assert await twin.latest(k=2) == {"passages": []}
+        with pytest.raises(NoMemory):
+            await twin.for_account("u_2").overview()
+        await twin.aclose()
+
+    asyncio.run(run())
+    assert slept == [3.0] and json.loads(seen[0].content) == {"k": 2}
+    assert seen[-1].headers["x-twin-account"] == "u_2" and KEY not in repr(seen[-1].headers)
