@@ -81,6 +81,9 @@ def lines(file: BinaryIO) -> Iterator[tuple[int, bytes]]:
     parts: list[bytes] = []  # the current line's bytes so far, from its first that is not blank
     length = 0
     while chunk := chunks.next(before + 1):
+        if not parts and chunk.isspace():  # a chunk of blank lines (isspace: the bytes _CONTENT is not)
+            before += chunk.count(b"\n")
+            continue
         at = 0
         while at < len(chunk):
             if not parts:  # between lines, or in a blank one: skip to the next byte that is not blank
