@@ -7,6 +7,7 @@ from console.consent import ConsentView
 from mcp_server import oauth
 from mcp_server.views import mcp_endpoint
 from twin.metrics import metrics_view
+from twin.readiness import readyz
 
 # Sign-in (OAuth). The names are django-oauth-toolkit's, in its namespace, so its metadata view finds them.
 oauth_patterns = (
@@ -37,6 +38,7 @@ oauth_patterns = (
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("metrics", metrics_view, name="metrics"),
+    path("readyz", readyz, name="readyz"),
     path("v1/me", MeView.as_view(), name="me"),
     path("v1/schema", SpectacularAPIView.as_view(), name="schema"),
     path("v1/docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),

@@ -19,7 +19,7 @@ from django.conf import settings
 
 from twin import metrics
 
-from . import int8_file
+from . import encoder, int8_file
 from .encoder import DIMENSIONS, MODEL_ID, embed_here
 
 __all__ = ["DIMENSIONS", "MODEL_ID", "embed", "embed_one", "embed_soon", "use_lanes", "warm_up"]
@@ -58,6 +58,12 @@ def embed_soon(text: str) -> "Future[np.ndarray]":
     """Start embedding `text` on a thread while the caller goes on (the model releases the interpreter's lock):
     a search's question embeds while the database finds its text matches."""
     return _questions.submit(embed_one, text)
+
+
+def is_loaded() -> bool:
+    """Whether this process can embed without loading the model first: loaded here, or (a worker whose
+    texts go to the model's own process) that process started."""
+    return _model_process is not None if _lane_count > 1 else encoder.model_loaded()
 
 
 def warm_up() -> None:

@@ -56,6 +56,11 @@ def _model() -> tuple[Tokenizer, onnxruntime.InferenceSession]:
     return tokenizer, session
 
 
+def model_loaded() -> bool:
+    """Whether this process has loaded the model (warm_up, or its first embedding, loads it)."""
+    return _model.cache_info().currsize > 0
+
+
 def tokenizer() -> Tokenizer:
     """The model's tokenizer, as it cuts texts (truncated at MAX_TOKENS, unpadded)."""
     return _model()[0]
