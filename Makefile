@@ -76,10 +76,17 @@ $(CONFORMANCE)/node_modules/.installed: $(CONFORMANCE)/package-lock.json
 
 # The official clients (clients/), for their tests: the Python one installed into the venv, editable, so the
 # checkout's code is what runs; done again only when its pyproject.toml changes.
-clients: $(VENV)/.client-python
+# The TypeScript one built (npm ci runs its prepare: tsc, ESM and CommonJS) with the conformance suite's npm, again
+# when its lock file or its sources change.
+TS_CLIENT := clients/typescript
+clients: $(VENV)/.client-python $(TS_CLIENT)/dist/.built
 
 $(VENV)/.client-python: $(VENV)/.installed clients/python/pyproject.toml
 	$(PY) -m pip install --quiet -e ./clients/python
+	@touch $@
+
+$(TS_CLIENT)/dist/.built: $(TS_CLIENT)/package-lock.json $(wildcard $(TS_CLIENT)/src/*.ts) | conformance
+	cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
 # The superuser's steps, once (roles twin_owner and twin_app, the database, pgvector; twin/database_setup.py):

@@ -5,6 +5,7 @@ arguments its schema names, and no client has a method the service lacks."""
 import importlib.util
 import inspect
 import keyword
+import re
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ spec.loader.exec_module(generate)
 
 # Client methods that are no route of their own.
 PYTHON_HELPERS = {"for_account", "close", "aclose", "export_lines"}
+TYPESCRIPT_HELPERS = {"constructor", "forAccount", "exportToFile", "toJSON"}
 
 
 @pytest.fixture
@@ -50,3 +52,10 @@ def test_the_python_clients_have_one_method_per_operation_and_no_other(document,
         parameters = inspect.signature(getattr(client, python_method(op.operation_id))).parameters
         named = {name.removesuffix("_") for name in parameters if name != "self"}
         assert named == set(op.arguments.get("properties", {})), op.operation_id
+
+
+def test_the_typescript_client_has_one_method_per_operation_and_no_other(document):
+    source = "\n".join(path.read_text() for path in sorted((CLIENTS / "typescript" / "src").glob("*.ts")))
+    defined = set(re.findall(r"^  (?:async )?(?:\*)?([a-z]\w*)\(", source, re.MULTILINE))
+    operations = {generate.camel(op.operation_id.removeprefix("memory_")) for op in generate.operations(document)}
+    assert operations == defined - TYPESCRIPT_HELPERS
