@@ -137,3 +137,13 @@ def python_lines(base_url: str, *, key: str, account: str = ACCOUNT_PLACEHOLDER)
         f'client = TwinMemory(api_key="{key}", account="{account}", base_url="{base_url}")\n'
         'print(client.search(query="What do you remember about me?"))'
     )
+
+
+def typescript_lines(base_url: str, *, key: str, account: str = ACCOUNT_PLACEHOLDER) -> str:
+    """The same search with the official TypeScript client (clients/typescript)."""
+    return (
+        "// npm install ./clients/typescript, from a clone of twin memory\n"
+        'import { TwinMemory } from "twin-memory";\n'
+        f'const client = new TwinMemory({{ apiKey: "{key}", account: "{account}", baseUrl: "{base_url}" }});\n'
+        'console.log(await client.search({ query: "What do you remember about me?" }));'
+    )

@@ -1,6 +1,6 @@
 """API keys: the list (name, access, prefix, created by, created, last used), create (shown once, with a copy
-button, a curl line, the Python client's lines and MCP client snippets) and revoke with confirmation. Viewers
-neither see nor make keys."""
+button, a curl line, the Python and TypeScript clients' lines and MCP client snippets) and revoke with
+confirmation. Viewers neither see nor make keys."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -13,7 +13,7 @@ from accounts.selectors import api_key_of_project, api_keys_of_project
 from accounts.services import api_key_create, api_key_revoke
 
 from .access import NOT_FOUND, project_for
-from .clients import client_configs, curl_line, python_lines
+from .clients import client_configs, curl_line, python_lines, typescript_lines
 from .forms import KeyForm
 from .forms_flow import project_form_post
 from .security import console_page
@@ -65,6 +65,7 @@ def _created(request, project, data: dict):
             "raw": raw,
             "curl": curl_line(base_url, key=raw),
             "python": python_lines(base_url, key=raw),
+            "typescript": typescript_lines(base_url, key=raw),
             "clients": clients,
         },
     )

@@ -42,7 +42,7 @@ from memory.resources import SCHEME, TEMPLATES
 from memory.selectors import scoped
 
 from .access import LAST_PROJECT, NOT_FOUND, project_for
-from .clients import KEY_PLACEHOLDER, client_configs, python_lines
+from .clients import KEY_PLACEHOLDER, client_configs, python_lines, typescript_lines
 from .forms import DeleteProjectForm, ProjectForm, RateLimitsForm, SecretPolicyForm
 from .forms_flow import Done, form_post, project_form_post
 from .security import console_page
@@ -356,7 +356,10 @@ def project_mcp(request, slug: str):
     project = project_for(request, slug)
     mcp_url = mcp_resource_url(request)
     context = {"project": project, "mcp_url": mcp_url, "clients": client_configs(mcp_url), "rows": None}
-    context["python"] = python_lines(mcp_url.rsplit(MCP_RESOURCE_PATH, 1)[0], key=KEY_PLACEHOLDER)
+    base_url = mcp_url.rsplit(MCP_RESOURCE_PATH, 1)[0]
+    context.update(
+        python=python_lines(base_url, key=KEY_PLACEHOLDER), typescript=typescript_lines(base_url, key=KEY_PLACEHOLDER)
+    )
     context.update(prompts=PROMPTS, resource_scheme=SCHEME, resource_templates=TEMPLATES)
     if can(project.role, "view_connections"):
         context["rows"] = _rows(

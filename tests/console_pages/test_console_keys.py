@@ -39,6 +39,7 @@ def test_owners_admins_and_members_create_a_key_shown_once(alice, project, role)
     assert "shown only this once" in page and 'data-copy="#new-key"' in page
     assert "curl -s http://testserver/v1/memory/search" in page and f"Bearer {raw}" in page
     assert f'TwinMemory(api_key="{raw}", account="END_USER_ID", base_url="http://testserver")' in unescape(page)
+    assert f'new TwinMemory({{ apiKey: "{raw}", account: "END_USER_ID"' in unescape(page)
     for client_name in ("Claude Code", "Cursor", "VS Code", "Windsurf", "Codex", "Claude Desktop"):
         assert client_name in page
     assert "no-store" in response["Cache-Control"]

@@ -39,6 +39,7 @@ def test_everyone_in_the_project_gets_every_clients_config(alice, project, role)
     assert "mcp-remote" in page and "[mcp_servers.twin_memory]" in page
     assert "X-Twin-Account: END_USER_ID" in page and 'data-copy="#snippet-cursor"' in page
     assert 'TwinMemory(api_key="tm_YOUR_KEY", account="END_USER_ID", base_url="http://testserver")' in unescape(page)
+    assert 'new TwinMemory({ apiKey: "tm_YOUR_KEY", account: "END_USER_ID"' in unescape(page)
 
 
 def test_the_json_configs_are_valid_json(alice, project):
