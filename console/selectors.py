@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from accounts.models import ApiKey, Connection, Project
 from memory.models import RecentError
-from memory.usage import USAGE_TOTALS, recent_errors_of, usage_totals
+from memory.usage import USAGE_TOTALS, latency_by_tool_day, recent_errors_of, usage_totals
 
 USAGE_DAYS = (7, 30, 90)
 ERRORS_SHOWN = 50
@@ -51,6 +51,8 @@ def usage_of_project(*, project: Project, days: int) -> dict:
         # MCP calls by the protocol revision they spoke, newest revision first ("" is every call off MCP).
         "by_revision": sorted(sums["by_revision"], key=lambda r: r["revision"], reverse=True),
         "totals": sums["totals"],
+        # p50 and p95 per tool per day, from the latency buckets counted with the requests.
+        "latency": latency_by_tool_day(project_id=project.pk, since=since),
     }
 
 

@@ -3,7 +3,6 @@ project's slug, the credential's prefix, the surface and the tool), and its coun
 Called by dispatch.call, the one path of every call, beside where usage is counted; never an end user's id,
 an argument or any text."""
 
-import contextvars
 import time
 
 from django.utils import timezone
@@ -18,12 +17,9 @@ from .project_selectors import read_backlogs
 
 BACKLOG_PROJECTS = 10  # projects named in the backlog's metrics, the largest backlogs; the rest are summed
 
-_started: contextvars.ContextVar[float] = contextvars.ContextVar("call_started", default=0.0)
-
 
 def call_started(counted: usage.Call) -> None:
-    """Bind the call's fields to the log context of the request (or stdio line) it serves; start its clock."""
-    _started.set(time.perf_counter())
+    """Bind the call's fields to the log context of the request (or stdio line) it serves."""
     bind(
         project=counted.context.project.slug,
         credential=usage.credential(counted.context),
@@ -39,7 +35,7 @@ def call_ended(counted: usage.Call, outcome: Outcome) -> None:
         tool=counted.tool,
         status=outcome.error or "ok",
         revision=counted.revision,
-        seconds=time.perf_counter() - _started.get(),
+        seconds=time.perf_counter() - counted.started,
     )
 
 

@@ -12,7 +12,9 @@ import contextlib
 import contextvars
 import logging
 import re
-from dataclasses import dataclass
+import time
+from bisect import bisect_left
+from dataclasses import dataclass, field
 
 from django.db import DatabaseError, connection, transaction
 from django.db.models import QuerySet, Sum
@@ -32,6 +34,9 @@ TRIM_EVERY = 20  # one error in this many trims the project's list to RECENT_ERR
 # What the usage rows count, summed on the Usage page.
 USAGE_TOTALS = ("requests", "errors", "items_added", "model_calls", "throttled", "duplicates_caught", "secrets_caught")
 log = logging.getLogger(__name__)
+# The upper bounds of the latency buckets counted per day and tool (UsageDay.latency), in milliseconds; one
+# more bucket holds the calls slower than the last.
+LATENCY_BUCKETS_MS = (5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000)
 
 
 @dataclass
@@ -44,6 +49,7 @@ class Call:
     surface: str
     revision: str = ""
     model_calls: int = 0
+    started: float = field(default_factory=time.perf_counter)  # when dispatch took the call
 
 
 _current: contextvars.ContextVar[Call | None] = contextvars.ContextVar("usage_call", default=None)
@@ -76,11 +82,11 @@ def credential(context: Context) -> str:
 
 _COLUMNS = (
     "(project_id, day, tool, credential, surface, revision, requests, errors, items_added, model_calls, "
-    "throttled, duplicates_caught, secrets_caught)"
+    "throttled, duplicates_caught, secrets_caught, latency)"
 )
 _VALUES = (
     "%(project)s, %(day)s, %(tool)s, %(credential)s, %(surface)s, %(revision)s, %(requests)s, %(errors)s, "
-    "%(items)s, %(models)s, %(throttled)s, %(duplicates)s, %(secrets)s"
+    "%(items)s, %(models)s, %(throttled)s, %(duplicates)s, %(secrets)s, %(latency)s::integer[]"
 )
 _ADD = """
 ON CONFLICT (project_id, day, tool, credential, surface, revision) DO UPDATE SET
@@ -89,7 +95,11 @@ ON CONFLICT (project_id, day, tool, credential, surface, revision) DO UPDATE SET
     model_calls = memory_usageday.model_calls + EXCLUDED.model_calls,
     throttled = memory_usageday.throttled + EXCLUDED.throttled,
     duplicates_caught = memory_usageday.duplicates_caught + EXCLUDED.duplicates_caught,
-    secrets_caught = memory_usageday.secrets_caught + EXCLUDED.secrets_caught
+    secrets_caught = memory_usageday.secrets_caught + EXCLUDED.secrets_caught,
+    latency = ARRAY(
+        SELECT coalesce(kept, 0) + coalesce(added, 0)
+        FROM unnest(memory_usageday.latency, EXCLUDED.latency) WITH ORDINALITY AS bucket(kept, added, n) ORDER BY n
+    )
 """
 _UPSERT = f"INSERT INTO memory_usageday {_COLUMNS} VALUES ({_VALUES}) {_ADD}"
 # A read's count, in the read's transaction: its only write. That transaction commits without waiting for
@@ -134,8 +144,46 @@ def _count(
                 "throttled": throttled,
                 "duplicates": duplicates,
                 "secrets": secrets,
+                "latency": _latency(call) if requests else [0] * (len(LATENCY_BUCKETS_MS) + 1),
             },
         )
+
+
+def _latency(call: Call) -> list[int]:
+    """The buckets with this call counted in the one its time since dispatch falls in."""
+    buckets = [0] * (len(LATENCY_BUCKETS_MS) + 1)
+    buckets[bisect_left(LATENCY_BUCKETS_MS, (time.perf_counter() - call.started) * 1000)] = 1
+    return buckets
+
+
+def percentile_ms(buckets: list[int], fraction: float) -> int | None:
+    """The upper bound (ms) of the bucket the `fraction` quantile falls in; None when nothing was counted or
+    it is past the last bound."""
+    total = sum(buckets)
+    if not total:
+        return None
+    seen = 0
+    for index, count in enumerate(buckets):
+        seen += count
+        if seen >= fraction * total:
+            return LATENCY_BUCKETS_MS[index] if index < len(LATENCY_BUCKETS_MS) else None
+    return None
+
+
+def latency_by_tool_day(*, project_id: int, since) -> list[dict]:
+    """p50 and p95 (ms, a bucket's upper bound; None past the last) per day and tool from the day `since` on,
+    newest day first: the Usage page's latency table."""
+    rows = UsageDay.objects.filter(project_id=project_id, day__gte=since).exclude(tool=THROTTLED_TOOL)
+    summed: dict[tuple, list[int]] = {}
+    for day, tool, latency in rows.values_list("day", "tool", "latency"):
+        kept = summed.setdefault((day, tool), [0] * (len(LATENCY_BUCKETS_MS) + 1))
+        for index, count in enumerate(latency[: len(kept)]):
+            kept[index] += count
+    return [
+        {"day": day, "tool": tool, "calls": sum(b), "p50": percentile_ms(b, 0.5), "p95": percentile_ms(b, 0.95)}
+        for (day, tool), b in sorted(summed.items(), key=lambda entry: (-entry[0][0].toordinal(), entry[0][1]))
+        if sum(b)
+    ]
 
 
 def write_counts(body: dict) -> dict:
