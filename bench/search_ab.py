@@ -7,6 +7,9 @@ test client, as that bench does); the order within a pair is shuffled. Prints p5
 median paired difference and ratio, and each one's baselines (the question's embedding alone, SELECT 1).
 
     .venv/bin/python bench/search_ab.py BASE_CHECKOUT NEW_CHECKOUT [--questions 200] [--modes big:brief,big:ranked]
+
+One checkout against itself under a switch: `bench/search_ab.py . . --base-env METRICS=off` (metrics off in
+base, on in new).
 """
 
 import argparse
@@ -90,17 +93,20 @@ def main():
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--modes", default="big:brief,big:ranked")
     parser.add_argument("--database", default="twin_bench")
+    parser.add_argument("--base-env", action="append", default=[], help="NAME=VALUE set for the base side only")
     parser.add_argument("--serve", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         return serve(args.serve, args.database)
     sides = {"base": os.path.abspath(args.base), "new": os.path.abspath(args.new)}
+    environments = {"base": {**os.environ, **dict(pair.split("=", 1) for pair in args.base_env)}, "new": None}
     procs = {
         name: subprocess.Popen(
             [sys.executable, os.path.abspath(__file__), "x", "x", "--serve", root, "--database", args.database],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
+            env=environments[name],
         )
         for name, root in sides.items()
     }
