@@ -35,11 +35,9 @@ def test_a_nul_in_an_mcp_header_is_a_json_rpc_error_even_without_credentials(db)
 def test_a_nul_on_a_memory_route_is_the_apis_json_error(api):
     response = api.post("/v1/memory/search", {"query": "x"}, **{"X-Twin-Account": "u\x001"})
     assert response.status_code == 400
-    assert response.json() == {
-        "error": "bad_request",
-        "message": "The X-Twin-Account header holds a NUL (\\u0000) character.",
-        "field": "X-Twin-Account",
-    }
+    body = response.json()
+    assert (body["error"], body["field"]) == ("bad_request", "X-Twin-Account")
+    assert body["message"] == "The X-Twin-Account header holds a NUL (\\u0000) character."
     assert api.get("/v1/me?format=a%00b").json()["field"] == "format"
     # The import streams its body to disk: a body sent there is never parsed as form fields by the check (the
     # import answers it its own way), so a 2 GiB upload is never read into memory.
