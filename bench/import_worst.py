@@ -112,7 +112,8 @@ class Searcher(threading.Thread):
 
     def __init__(self, search: Callable[[str], float]):
         super().__init__(daemon=True)
-        self.search, self.stopped, self.seconds = search, threading.Event(), []
+        self.search, self.stopped = search, threading.Event()
+        self.seconds: list[float] = []
 
     def run(self):
         n = 0
@@ -188,7 +189,7 @@ def run(*, keys: list[str], queue: str, worst_bytes: int) -> None:
 
         bomb = gzipped(newlines(worst_bytes))
         ratio = gzipped(whitespace(worst_bytes))
-        cases = [
+        cases: list[tuple[str, list[tuple[str, bytes | None]]]] = [
             ("bomb", [(key, bomb)]),
             (f"{BOMBS_AT_ONCE} bombs at once", [(keys[i], bomb) for i in range(BOMBS_AT_ONCE)]),
             (f"gzip at ratio {len(b''.join(whitespace(CHUNK))) / len(gzipped(whitespace(CHUNK))):.0f}", [(key, ratio)]),

@@ -20,7 +20,7 @@ from memory.models import ImportJob
 from memory.portability.api import EXPORT, counted, download, refusals_counted
 from memory.portability.export import ExportsBusy, ExportStream
 from memory.portability.job_answers import import_job_find, import_job_wait
-from memory.portability.jobs import CONSOLE, IMPORT, import_job_start
+from memory.portability.jobs import CONSOLE, IMPORT, ended_with, import_job_start
 from memory.selectors import Memory
 
 from .access import NOT_FOUND, project_for
@@ -110,9 +110,9 @@ def import_job(request, slug: str, account: str, job: str):
 def _tell(request, job: ImportJob) -> None:
     """What an ended job did, as a message on the next page."""
     if job.state != ImportJob.DONE:
-        messages.error(request, f"Nothing was imported: {job.answer['message']}")
+        messages.error(request, f"Nothing was imported: {ended_with(job)['message']}")
         return
-    answer = job.answer
+    answer = ended_with(job)
     statuses = ", ".join(f"{count} {status}" for status, count in sorted(answer["statuses"].items())) or "none"
     messages.success(
         request,

@@ -3,6 +3,7 @@ tool routes are (the credential names the project and the end user), in the Open
 not tools: one streams its answer, the other its body, which no tool call (and no MCP message) can."""
 
 import contextlib
+from typing import cast
 
 from django.http import JsonResponse, StreamingHttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -27,7 +28,7 @@ RESPOND_ASYNC = "respond-async"  # Prefer: respond-async (RFC 7240): answer 202 
 REFUSED_FILE_SCHEMA = {
     **ERROR_SCHEMA,
     "properties": {
-        **ERROR_SCHEMA["properties"],
+        **cast(dict, ERROR_SCHEMA["properties"]),
         "lines": IMPORT_REFUSED_LINES,
         "more_lines": {"type": "boolean", "description": "More bad lines than `lines` names: the check stopped."},
     },

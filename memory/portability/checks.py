@@ -13,6 +13,8 @@ import json
 from datetime import datetime
 from typing import cast
 
+from django.db import models
+
 from memory.secrets.gate import screen_record
 
 from ..limits import ITEM_METADATA_MAX_BYTES
@@ -20,9 +22,17 @@ from ..models import Fact
 from ..paths import subject_key
 from .format import ImportLine, InvalidImport
 
+
+def _characters(name: str) -> int:
+    """How many characters the fact column `name` holds."""
+    column = Fact._meta.get_field(name)
+    assert isinstance(column, models.CharField)
+    return cast(int, column.max_length)
+
+
 # The fact columns the file's strings are stored in, and how many characters each holds.
-FACT_COLUMNS = {name: cast(int, Fact._meta.get_field(name).max_length) for name in ("subject", "attribute", "value")}
-SUBJECT_KEY_MAX = cast(int, Fact._meta.get_field("subject_key").max_length)
+FACT_COLUMNS = {name: _characters(name) for name in ("subject", "attribute", "value")}
+SUBJECT_KEY_MAX = _characters("subject_key")
 HAPPENED = ("stated_at", "recorded_at", "retracted_at")  # a fact's moments that cannot lie ahead
 
 

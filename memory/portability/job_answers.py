@@ -14,7 +14,7 @@ from ..models import ImportJob
 from ..paths import iso
 from ..read import notices
 from ..scope import scoped
-from .jobs import job_url
+from .jobs import ended_with, job_url
 
 # The same words for a job that does not exist and one of another project or end user.
 NOT_FOUND = "No import job with that id for this end user."
@@ -37,7 +37,7 @@ def import_job_wait(job: ImportJob, seconds: float) -> ImportJob:
     with notices.listening_to_import(job.pk) as listener:
         job = _again(job)  # listening from here on: an end announced before was heard by no one
         while listener is not None and job.state in ImportJob.RUNNING:
-            if connection.pool is not None and not connection.in_atomic_block:
+            if getattr(connection, "pool", None) is not None and not connection.in_atomic_block:
                 connection.close()  # back to the pool while only waiting (as services' wait does)
             announced = listener.next(deadline)
             job = _again(job)
@@ -54,7 +54,7 @@ def _again(job: ImportJob) -> ImportJob:
 def import_job_state(job: ImportJob) -> dict:
     """GET /v1/memory/import/<id>'s answer: the job's state and counts; its answer once done (the import's
     own), its error once refused (naming the bad lines) or failed."""
-    state = {
+    state: dict[str, object] = {
         "job": job.public_id,
         "state": job.state,
         "url": job_url(job),
@@ -65,23 +65,23 @@ def import_job_state(job: ImportJob) -> dict:
         "finished_at": iso(job.finished_at),
     }
     if job.state == ImportJob.DONE:
-        state["answer"] = job.answer
+        state["answer"] = ended_with(job)
     elif job.state in (ImportJob.REFUSED, ImportJob.FAILED):
-        state["error"] = job.answer
+        state["error"] = ended_with(job)
     return state
 
 
 def refusal_of(job: ImportJob) -> ApiError:
     """A refused or failed job's error, as the request would have raised it."""
-    body = dict(job.answer)
-    return ApiError(job.status, body.pop("error"), body.pop("message"), **body)
+    body = dict(ended_with(job))
+    return ApiError(job.status or 503, body.pop("error"), body.pop("message"), **body)
 
 
 def import_job_response(job: ImportJob) -> JsonResponse:
     """POST /v1/memory/import's answer: the import's own once the job has ended (its answer, or its refusal
     with the refusal's status), else 202 with the job's state and its address (also in Location)."""
     if job.state == ImportJob.DONE:
-        return JsonResponse(job.answer)
+        return JsonResponse(ended_with(job))
     if job.state in (ImportJob.REFUSED, ImportJob.FAILED):
         return refusal_of(job).response()
     response = JsonResponse(

@@ -84,6 +84,11 @@ def job_url(job: ImportJob) -> str:
     return reverse("memory-import-job", args=[job.public_id])
 
 
+def ended_with(job: ImportJob) -> dict:
+    """An ended job's body: the import's answer (done), or its error (refused, failed)."""
+    return job.answer or {}
+
+
 def import_job_start(*, context: Context, stream, surface: str) -> ImportJob:
     """Spool `stream` (a body, an upload) to disk, make its job and queue its run: ImportRunning when the
     project's import is running, BodyTooLarge, or ImportFailed when the broker does not answer."""
@@ -287,8 +292,8 @@ def _end(job: ImportJob, state: str, *, answer: dict | None = None, refusal: Api
             connection=job.connection,
         )
         call = usage.Call(context, IMPORT, job.surface)
-        if refusal is None:
-            usage.record(call, **usage.import_counts(answer))
-        else:
+        if refusal is not None:
             usage.record(call, error=refusal.error, message=refusal.message)
+        elif answer is not None:
+            usage.record(call, **usage.import_counts(answer))
     return job

@@ -8,10 +8,11 @@ and, for a gzip, towards IMPORT_RATIO_MAX, checked as each chunk is decompressed
 """
 
 import gzip
+import io
 import re
 import zlib
 from collections.abc import Iterator
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from twin.json_limits import InvalidJson, loads
 
@@ -24,14 +25,15 @@ CHUNK_BYTES = 1024 * 1024  # read (and, for a gzip, decompressed) at a time
 _CONTENT = re.compile(rb"[^ \t\n\r\x0b\x0c]")
 
 
-def _opened(file: BinaryIO) -> tuple[BinaryIO, bool]:
-    """The file from its start, decompressed when it is gzip; and whether it is."""
+def _opened(file: BinaryIO) -> tuple[io.BufferedIOBase, bool]:
+    """The file from its start, decompressed when it is gzip; and whether it is. A file opened to read bytes
+    is buffered (open's, a temporary file's), so it reads a step at a time (read1) as a gzip does."""
     file.seek(0)
     magic = file.read(len(GZIP_MAGIC))
     file.seek(0)
     if magic == GZIP_MAGIC:
         return gzip.GzipFile(fileobj=file, mode="rb"), True
-    return file, False
+    return cast(io.BufferedIOBase, file), False
 
 
 class _Chunks:

@@ -18,7 +18,7 @@ from accounts.errors import ApiError
 from accounts.models import Access, Project
 from memory.management.progress import bar
 from memory.models import ImportJob
-from memory.portability.jobs import COMMAND, import_job_create, import_job_run
+from memory.portability.jobs import COMMAND, ended_with, import_job_create, import_job_run
 
 
 class Command(BaseCommand):
@@ -55,11 +55,11 @@ class Command(BaseCommand):
             )
         except ApiError as refused:
             raise CommandError(f"Nothing was imported: {refused.message}") from None
-        job = import_job_run(found.pk, job.pk, progress=self._progress)
+        ended = import_job_run(found.pk, job.pk, progress=self._progress)
         self.stderr.write("")
-        if job is None or job.state != ImportJob.DONE:
-            raise CommandError(f"Nothing was imported: {job.answer['message'] if job else 'it did not run'}")
-        answer = job.answer
+        if ended is None or ended.state != ImportJob.DONE:
+            raise CommandError(f"Nothing was imported: {ended_with(ended)['message'] if ended else 'it did not run'}")
+        answer = ended_with(ended)
         statuses = ", ".join(f"{n:,} {status}" for status, n in sorted(answer["statuses"].items())) or "none"
         self.stdout.write(
             f"Imported {answer['items']:,} items into {account!r} of project {project} ({statuses}), "
