@@ -11,6 +11,7 @@ from django.conf import settings
 
 from memory.portability.job_answers import NOT_FOUND
 from memory.portability.jobs import import_queue
+from memory.portability.spool import spool_dir
 from tests.conftest import TEST_QUEUE, Api
 from tests.console import html, logged_in
 from tests.worker import running_worker
@@ -51,13 +52,17 @@ def ended(api: Api, url: str, seconds: float = 30) -> dict:
 
 @pytest.fixture
 def queued(api):
-    """Jobs go to this run's import queue in Redis, to be run by a worker (or by none), not in the test."""
+    """Jobs go to this run's import queue in Redis, to be run by a worker (or by none), not in the test; the
+    files of those no worker ran are deleted after it."""
+    spooled = set(spool_dir().glob("*")) if spool_dir().exists() else set()
     celery_app.conf.task_always_eager = False
     try:
         yield
     finally:
         celery_app.conf.task_always_eager = True
         redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(import_queue(), TEST_QUEUE)
+        for left in set(spool_dir().glob("*")) - spooled:
+            left.unlink(missing_ok=True)
 
 
 @pytest.mark.worker
