@@ -248,8 +248,8 @@ def _bring(memory: Memory, lines: list[fmt.ImportLine], *, redact: bool) -> tupl
                 else []
             )
     # one UPDATE per pair of numbers (most items share one): bulk_update's CASE per row grows as n squared
-    for (version, imported), pks in numbered.items():
-        memory.items().filter(pk__in=pks).update(version=version, facts_imported_version=imported)
+    for (number, imported), pks in numbered.items():
+        memory.items().filter(pk__in=pks).update(version=number, facts_imported_version=imported)
     ItemVersion.objects.bulk_create(versions)
     Fact.objects.bulk_create(facts)
     return len(versions), len(facts), caught, [item.pk for item in items.values()]
