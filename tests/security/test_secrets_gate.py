@@ -99,7 +99,7 @@ def test_an_edit_or_a_correction_holding_a_secret_is_refused_and_the_old_version
     }
     correction = api.tool("correct", id="door", text=f"the key is {AWS}")
     assert correction.status_code == 400
-    assert correction.json() == {
+    assert {k: v for k, v in correction.json().items() if k != "request_id"} == {
         "error": "invalid_arguments",
         "field": "text",
         "secret": "AWS Access Key",
