@@ -81,6 +81,8 @@ def _roles_plural(roles) -> str:
 class AccessChoice(str):
     """An access's label on the card, carrying the scopes it grants (`choice.choice_label.scopes`)."""
 
+    scopes: str
+
     def __new__(cls, access: str):
         choice = super().__new__(cls, ACCESS_LABELS[access])
         choice.scopes = scope_for_access(access)
@@ -211,7 +213,9 @@ class ConsentView(AuthorizationView):
     def form_valid(self, form):
         if not OAuthApplication.objects.filter(client_id=form.cleaned_data.get("client_id") or "").exists():
             # The hidden client_id was altered after the GET checked it: no app to answer, so answer here.
-            error = errors.InvalidClientIdError(description="No app is registered with that client_id.")
+            error: errors.OAuth2Error = errors.InvalidClientIdError(
+                description="No app is registered with that client_id."
+            )
             return self.render_to_response({"error": error}, status=400)
         if not asked_unaltered(self.request.POST):
             # The hidden scope (or the request it was asked in) was altered after the GET: the grant would not be

@@ -3,7 +3,7 @@ tool routes are (the credential names the project and the end user), in the Open
 not tools: one streams its answer, the other its body, which no tool call (and no MCP message) can."""
 
 import contextlib
-from typing import cast
+from typing import TypedDict, cast
 
 from django.http import JsonResponse, StreamingHttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -35,12 +35,20 @@ REFUSED_FILE_SCHEMA = {
 }
 
 
+class Caught(TypedDict, total=False):
+    """What a counted block caught, named as usage.record takes it."""
+
+    items_added: int
+    duplicates_caught: int
+    secrets_caught: int
+
+
 @contextlib.contextmanager
 def counted(context: Context, name: str, surface: str = "http"):
     """Count the call on the Usage page (surface "http", or "console" for the console's Export and Import),
     with its refusal if it is refused; the block may fill the count with what it caught (usage.record's
     items_added, duplicates_caught and secrets_caught: usage.import_counts)."""
-    count: dict[str, int] = {}
+    count: Caught = {}
     try:
         yield count
     except ApiError as refused:

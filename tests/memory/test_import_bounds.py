@@ -184,9 +184,10 @@ def test_a_failure_while_storing_is_undone_with_the_end_user_it_made(api, projec
 
     context = Context(project=project, account=api.account, access=Access.WRITE)
     job = jobs.import_job_create(context=context, file=str(path), surface=jobs.COMMAND)
-    job = jobs.import_job_run(project.pk, job.pk, progress=spoil)
-    assert job.state == ImportJob.FAILED and job.answer["error"] == "import_failed", job.answer
-    assert job.stored == 1_000, "a batch was stored before the failure"
+    ended = jobs.import_job_run(project.pk, job.pk, progress=spoil)
+    assert ended is not None, "the job was this runner's"
+    assert ended.state == ImportJob.FAILED and jobs.ended_with(ended)["error"] == "import_failed", ended.answer
+    assert ended.stored == 1_000, "a batch was stored before the failure"
     nothing_stored(api, project)
     with scoped(project.pk):
         assert not Item.objects.exists() and ImportJob.objects.get(pk=job.pk).added == []

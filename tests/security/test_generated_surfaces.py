@@ -20,7 +20,7 @@ SETTINGS = settings(
     max_examples=15, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck)
 )
 EDGES = ["\x00", "a\x00b", "http://[", "http://[::1", "https://[x]/", "http://a:99999/", "%00", "\u202e", " ", ""]
-TEXT = st.sampled_from(EDGES) | st.text(st.characters(exclude_categories=("Cs",)), max_size=12)
+TEXT = st.sampled_from(EDGES) | st.text(st.characters(exclude_categories=["Cs"]), max_size=12)
 # A header's value travels as latin-1 (PEP 3333): what any client can send in one.
 HEADER = st.sampled_from(EDGES[:8]) | st.text(st.characters(max_codepoint=255), max_size=16)
 # Never a URL for a client_id: one that is would be fetched as a Client ID Metadata Document.
