@@ -61,7 +61,8 @@ class PassageFilters:
         the same end user (and row-level security holds it to them all the same): without the end user, whom
         statistics taken before their memory was written make look rarer than a thread, the planner cannot
         look neighbours up through the end user's passages (each lookup read all of them)."""
-        parts, params = ([] if in_a_thread else [f"{alias}.end_user_id = %(end_user)s"]), {}
+        parts = [] if in_a_thread else [f"{alias}.end_user_id = %(end_user)s"]
+        params: dict[str, datetime | str] = {}
         if self.before:
             parts.append(f"{alias}.at < %(before)s")
             params["before"] = self.before

@@ -4,8 +4,10 @@ Memory; reads are in query/."""
 import logging
 import time
 import uuid
+from typing import cast
 
 from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
+from django.db.backends.postgresql.base import DatabaseWrapper as PostgresWrapper
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
@@ -154,7 +156,8 @@ def _wait_for_reads(memory: Memory, ids: list[str]) -> set[str]:
 def _hand_back_connection() -> None:
     """Return a pooled connection to the pool before only waiting (Django would keep it to the request's
     end). A process without a pool keeps its one connection: closing it would only cost a reconnect."""
-    if connection.pool is not None and not connection.in_atomic_block:
+    # `pool` is the PostgreSQL backend's (our only one); `connection` is typed as the base wrapper.
+    if cast(PostgresWrapper, connection).pool is not None and not connection.in_atomic_block:
         connection.close()
 
 
@@ -184,24 +187,26 @@ def _store(memory: Memory, items: list[dict]) -> list[dict]:
             if screen.item is None:
                 results[index] = screen.refusal(f"items[{index}].", raw)
             elif screen.item.get("id"):
-                results[index], item = _store_by_id(memory, screen.item, existing)
-                stored.append(item)
+                results[index], by_id = _store_by_id(memory, screen.item, existing)
+                stored.append(by_id)
             else:
                 without_ids.append(index)
         # The call's new ids in one statement, not one each (bench/README.md "Adding").
         Item.objects.bulk_create([item for item in stored if item.pk is None])
         # Last, so an item without an id is also caught repeating one this call stored by its id.
-        loose = [screened[index].item for index in without_ids]
-        for index, (result, item) in zip(without_ids, _store_without_ids(memory, loose), strict=True):
+        # Only items the gate passed are in without_ids, so each has its screened item.
+        loose = [cast(dict, screened[index].item) for index in without_ids]
+        for index, (result, loose_item) in zip(without_ids, _store_without_ids(memory, loose), strict=True):
             results[index] = result
-            stored += [item] if item else []
+            stored += [loose_item] if loose_item else []
+        answers: list[dict] = [cast(dict, result) for result in results]  # every item has its entry by now
         for index, screen in enumerate(screened):
             if screen.redacted:
-                results[index]["redacted"] = [found.as_dict(f"items[{index}].") for found in screen.redacted]
+                answers[index]["redacted"] = [found.as_dict(f"items[{index}].") for found in screen.redacted]
         end_user_touch(end_user=memory.end_user)
         if any(not item.is_read for item in stored):
             transaction.on_commit(lambda: enqueue_read(memory))
-    return results
+    return answers
 
 
 def _store_by_id(memory: Memory, raw: dict, existing: dict[str, Item]) -> tuple[dict, Item]:
@@ -232,7 +237,7 @@ def _store_without_ids(memory: Memory, raws: list[dict]) -> list[tuple[dict, Ite
         originals.update(originals_of(memory, lost))
         if not set(lost) <= set(originals):  # the conflict was with something else: memory_add stores again
             raise IntegrityError("An item without an id collided with neither an id nor a content.")
-    answers = []
+    answers: list[tuple[dict, Item | None]] = []
     for digest in digests:
         item = added.pop(digest, None)
         if item is not None:
@@ -271,6 +276,7 @@ def memory_correct(*, memory: Memory, id: str, text: str) -> dict:
         memory.must_hold_items()
         screen = screen_item({"id": id, "text": text}, redact=redacts(memory))
         if screen.item is None:
+            assert screen.refused is not None, "the gate names what it refused an item for"
             raise refused_error(screen.refused)
         item = _item(memory, id)
         item = memory.items().select_for_update().get(pk=item.pk)

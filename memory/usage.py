@@ -189,7 +189,7 @@ def latency_by_tool_day(*, project_id: int, since) -> list[dict]:
 def write_counts(body: dict) -> dict:
     """What a write's answer (or refusal) caught, as record() counts it: items added, duplicates not stored
     again, and secrets (items refused for one, fields redacted, a correction refused)."""
-    items = body.get("items") if isinstance(body.get("items"), list) else []
+    items: list[dict] = body["items"] if isinstance(body.get("items"), list) else []
     statuses = [item.get("status") for item in items]
     secrets = statuses.count(REFUSED) + sum(len(item.get("redacted", ())) for item in items)
     secrets += len(body.get("redacted", ())) + ("secret" in body)

@@ -62,6 +62,7 @@ def _workers() -> str:
         answered = celery_app.control.ping(timeout=PROBE_SECONDS)
     except Exception as error:  # noqa: BLE001 - the broker away: reported, not failed on
         return f"unknown: {error.__class__.__name__}"
+    assert answered is not None, "ping asks for replies, so it answers a list"
     return f"{len(answered)} answering"
 
 

@@ -1,6 +1,7 @@
 """The addressed tools: read, ls, around, latest, overview, grep. Ordered or exact, never ranked."""
 
 from datetime import datetime
+from typing import Any, cast
 
 from django.db.models import F, Max, Min, Sum
 
@@ -18,7 +19,7 @@ MATCH_CONTEXT = 80  # characters either side of a grep match
 
 def passage_json(p: Passage, **extra) -> dict:
     """One passage as every tool shows it: address, date, who, text, and the items it came from."""
-    out = {"path": p.path, "passage_id": passage_id(p.thread.tid, p.seq), "at": iso(p.at)}
+    out: dict[str, Any] = {"path": p.path, "passage_id": passage_id(p.thread.tid, p.seq), "at": iso(p.at)}
     for name in ("author", "role", "title"):
         if getattr(p, name):
             out[name] = getattr(p, name)
@@ -71,10 +72,10 @@ def _children(memory: Memory, directory: str) -> list[dict] | None:
         return [{"name": f"{r['source']}/", "path": f"passages/{r['source']}/", "passages": r["n"]} for r in rows]
     held = held.filter(source=parts[1])
     if len(parts) == 2:
-        rows = held.values("kind").annotate(n=Sum("passage_count")).order_by("kind")
+        kinds = held.values("kind").annotate(n=Sum("passage_count")).order_by("kind")
         return [
             {"name": f"{PLURAL[r['kind']]}/", "path": f"{directory}{PLURAL[r['kind']]}/", "passages": r["n"]}
-            for r in rows
+            for r in kinds
         ] or None
     if len(parts) == 3:
         out = []
@@ -91,7 +92,7 @@ def _children(memory: Memory, directory: str) -> list[dict] | None:
             out.append(entry)
         return out or None
     passages = memory.passages().filter(path__prefix=directory)
-    rows = passages.order_by("seq")[:CHILDREN_MAX]
+    listed = passages.order_by("seq")[:CHILDREN_MAX]
     return [
         {
             "name": p.path.rsplit("/", 1)[1],
@@ -99,7 +100,7 @@ def _children(memory: Memory, directory: str) -> list[dict] | None:
             "at": iso(p.at),
             "preview": " ".join(p.text.split())[:PREVIEW_CHARS],
         }
-        for p in rows
+        for p in listed
     ] or None
 
 
@@ -110,14 +111,16 @@ def memory_ls(*, memory: Memory, path: str = "") -> dict:
     children = _children(memory, directory)
     if children is None:
         parent = directory.rstrip("/").rsplit("/", 1)[0] + "/" if "/" in directory.rstrip("/") else ""
-        while _children(memory, parent) is None:
+        siblings = _children(memory, parent)
+        while siblings is None:  # the top directory always exists, so this ends there at the latest
             parent = parent.rstrip("/").rsplit("/", 1)[0] + "/" if "/" in parent.rstrip("/") else ""
+            siblings = _children(memory, parent)
         raise CannotAnswer(
             "not_found",
             f"No directory {echoed(directory)} in this memory.",
             path=directory,
             nearest=parent,
-            children=[c["name"] for c in _children(memory, parent)],
+            children=[c["name"] for c in siblings],
         )
     return {"path": directory, "children": children}
 
@@ -147,7 +150,8 @@ def memory_read(*, memory: Memory, path: str) -> dict:
             "is_a_directory",
             f"{echoed(path)} is a directory; memory_ls lists it.",
             path=path,
-            children=[c["name"] for c in _children(memory, _dir(path))],
+            # None for a path ending in / that names no directory: not handled here (it raises).
+            children=[c["name"] for c in cast(list[dict], _children(memory, _dir(path)))],
         )
     try:
         siblings = memory_ls(memory=memory, path=parent)["children"]

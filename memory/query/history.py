@@ -7,7 +7,9 @@ an end marker, its own valid_to), never stored, so a retraction restores what st
 import difflib
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from ..errors import CannotAnswer, echoed
@@ -34,7 +36,7 @@ class Entry:
 
     def as_dict(self, now: datetime) -> dict:
         f = self.fact
-        out = {
+        out: dict[str, Any] = {
             "attribute": f.attribute,
             "value": f.value,
             "valid_from": iso(f.valid_from),
@@ -48,7 +50,7 @@ class Entry:
         out["source"] = {
             "path": f.source_path,
             "passage_id": f.source_passage,
-            "item_id": f.item.external_id if f.item_id else None,
+            "item_id": f.item.external_id if f.item is not None else None,
         }
         return out
 
@@ -144,6 +146,7 @@ def current_facts(
     whose names hold one of the words `named` and those the passages at `sources` speak of, or about
     everyone when neither is given."""
     moment = as_of or timezone.now()
+    facts: list[Fact] | QuerySet[Fact]
     if named is not None or sources is not None:
         facts = memory.facts_about(sorted(named or []), sorted(sources or []))
     else:

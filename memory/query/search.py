@@ -7,12 +7,14 @@ that day: only what was said before it, facts as they stood then. Ranking is in 
 
 import re
 from datetime import datetime
+from typing import Any
 
 from django.utils import timezone
 
 from .. import llm
 from ..extraction.attributes import ATTRIBUTES
 from ..limits import SEARCH_HITS
+from ..models import Passage
 from ..paths import subject_key
 from ..selectors import Memory, PassageFilters
 from ..validation import GivenTime
@@ -29,7 +31,7 @@ def ranked(
     scope: str = "",
     current: bool = True,
     limit: int = SEARCH_HITS,
-) -> list[tuple[float, object]]:
+) -> list[tuple[float, Passage]]:
     """(score, passage) pairs, best first. Past-`expires` passages are left out unless `current` is off."""
     scored = retrieval.rank(
         memory, query, passage_filters(before=before, after=after, scope=scope, current=current), limit
@@ -94,7 +96,7 @@ def memory_search(
     no_memory, asked only when nothing was found (a search that finds something spares the round trip)."""
     mode = "ranked" if (after or scope) else "brief"
     hits = ranked(memory, query, before=before, after=after, scope=scope or "")
-    answer = {"query": query, "mode": mode}
+    answer: dict[str, Any] = {"query": query, "mode": mode}
     if before:
         answer["as_of"] = before.text
     if mode == "brief":

@@ -1,17 +1,25 @@
 """index.md, the written index: what this memory holds, rewritten after each read."""
 
+from typing import Any, cast
+
 from django.db import IntegrityError, ProgrammingError, transaction
 from django.db.models import Count, Max, Min, Sum
 
 from accounts.models import EndUser
 
 from ..markdown import inline
-from ..models import WrittenIndex
+from ..models import Thread, WrittenIndex
 from ..paths import PLURAL, subject_path
 from ..selectors import Memory
 
 THREADS_LISTED = 100  # threads (and subjects) listed: index.md stays a page a model reads whole
 OPENING_WORDS = 12  # of a thread's first passage: enough to tell threads apart at a glance
+
+
+def _opening(thread: Thread) -> str:
+    """The thread's opening passage's text, as Memory.newest_threads annotates it (an annotation the types
+    cannot see)."""
+    return cast(str | None, cast(Any, thread).opening) or ""
 
 
 def _day(value) -> str:
@@ -53,7 +61,7 @@ def render_index(memory: Memory) -> str:
         name = f' "{inline(thread.title)}"' if thread.title else ""
         lines.append(
             f"- passages/{thread.source}/{PLURAL[thread.kind]}/{thread.tid}/{name}: {thread.passage_count} passages, "
-            f"{span}. {inline(_first_words(thread.opening or ''))}"
+            f"{span}. {inline(_first_words(_opening(thread)))}"
         )
     people = sorted(memory.subjects().values())
     if people:
