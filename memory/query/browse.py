@@ -1,7 +1,7 @@
 """The addressed tools: read, ls, around, latest, overview, grep. Ordered or exact, never ranked."""
 
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
 from django.db.models import F, Max, Min, Sum
 
@@ -145,13 +145,13 @@ def memory_read(*, memory: Memory, path: str) -> dict:
             "text": render_passage(passage),
         }
     parent = path.rsplit("/", 1)[0] + "/" if "/" in path else ""
-    if path.endswith("/") or _children(memory, _dir(path)) is not None:
+    children = _children(memory, _dir(path))
+    if children is not None:
         raise CannotAnswer(
             "is_a_directory",
             f"{echoed(path)} is a directory; memory_ls lists it.",
             path=path,
-            # None for a path ending in / that names no directory: not handled here (it raises).
-            children=[c["name"] for c in cast(list[dict], _children(memory, _dir(path)))],
+            children=[c["name"] for c in children],
         )
     try:
         siblings = memory_ls(memory=memory, path=parent)["children"]

@@ -94,6 +94,12 @@ def test_read_of_a_directory_says_so(conversation):
     assert response.status_code == 404 and response.json()["error"] == "is_a_directory"
 
 
+def test_read_of_a_directory_that_does_not_exist_is_not_found(conversation):
+    response = conversation.tool("read", path="passages/nowhere/")
+    assert response.status_code == 404 and response.json()["error"] == "not_found"
+    assert response.json()["directory"] == "passages/"
+
+
 def test_ls_walks_the_tree(conversation):
     assert [c["name"] for c in conversation.tool("ls").json()["children"]] == ["index.md", "passages/", "subjects/"]
     assert [c["name"] for c in conversation.tool("ls", path="passages").json()["children"]] == ["memory/"]
