@@ -19,6 +19,7 @@ import logging
 import re
 import shlex
 from http import HTTPStatus
+from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
@@ -133,7 +134,9 @@ def _row(spec: dict, prefix: str, index: int, values: dict) -> list[dict]:
     return row
 
 
-def form_fields(tool: Tool, data=None, *, rows: list[dict] | None = None, json_text: dict | None = None) -> list[dict]:
+def form_fields(
+    tool: Tool, data=None, *, rows: dict[str, list[dict]] | None = None, json_text: dict | None = None
+) -> list[dict]:
     """The tool's arguments as form fields, filled from `data` (a POST, or a GET's arg-<name> values)."""
     data = data or {}
     fields = []
@@ -175,13 +178,16 @@ def _number(raw: str):
     return int(raw)
 
 
-def arguments_from(tool: Tool, data) -> tuple[dict, dict, dict, dict]:
+def arguments_from(tool: Tool, data) -> tuple[dict[str, Any], dict[str, str], dict[str, list[dict]], dict[str, str]]:
     """(arguments, form errors, item rows, JSON texts) from a posted form.
 
     Empty optional strings are left out (the tool's default applies), a number that is not one is passed
     through so the schema names it, and items come from the JSON box when it is filled, else from the rows.
     """
-    arguments, errors, rows, texts = {}, {}, {}, {}
+    arguments: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    rows: dict[str, list[dict]] = {}
+    texts: dict[str, str] = {}
     for name, spec in tool.properties.items():
         input_name, widget = f"arg-{name}", _widget(spec)
         raw = data.get(input_name, "")
@@ -361,6 +367,7 @@ def run(request, slug: str):
         account, errors["end_user"] = None, refused.message
     result = None
     if not errors:
+        assert account is not None  # parse_account only fails with an error recorded above
         _remember(request, project, account)
         context = Context(project=project, account=account, access=_access(request))
         result = run_tool(context=context, tool=tool, arguments=arguments)

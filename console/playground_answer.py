@@ -3,6 +3,7 @@ history chain with their dates as people read them, a directory, a file, saved i
 could not answer. The JSON beside it is the answer itself; this only arranges it."""
 
 from datetime import datetime
+from typing import Any
 from urllib.parse import urlencode
 
 from django.urls import reverse
@@ -44,7 +45,7 @@ def _short(path) -> str:
 def readable(answer: dict, *, link) -> dict:
     """The answer's parts a person reads: passages (hits) with links, facts with their dates, a history
     chain, a directory, a file, saved items, counts. `link(path)` gives a path's URL."""
-    view = {}
+    view: dict[str, Any] = {}
     passages = answer.get("hits") or answer.get("passages") or []
     view["passages"] = [
         {**p, "url": link(p["path"]) if p.get("path") else "", "when": when(p.get("at"))}
@@ -85,7 +86,7 @@ def readable(answer: dict, *, link) -> dict:
     view["file"] = view.get("file")
     items = answer["items"] if isinstance(answer.get("items"), list) else []
     view["items"] = [{**item, "note": item_note(item)} for item in items if isinstance(item, dict)]
-    counts = answer.get("counts") if isinstance(answer.get("counts"), dict) else {}
+    counts = answer["counts"] if isinstance(answer.get("counts"), dict) else {}
     view["counts"] = [
         (key, ", ".join(f"{k} {v}" for k, v in value.items()) if isinstance(value, dict) else value)
         for key, value in counts.items()

@@ -224,7 +224,7 @@ def tool_reply(request_id, outcome: Outcome, era: Era, tool: Tool | None = None)
     return Reply(error_response(request_id, INVALID_REQUEST, outcome.message, outcome.body), outcome.status)
 
 
-RETRY_CODES = {HTTPStatus.SERVICE_UNAVAILABLE: UNAVAILABLE, HTTPStatus.TOO_MANY_REQUESTS: RATE_LIMITED}
+RETRY_CODES: dict[int, int] = {HTTPStatus.SERVICE_UNAVAILABLE: UNAVAILABLE, HTTPStatus.TOO_MANY_REQUESTS: RATE_LIMITED}
 
 
 def retry_reply(request_id, refusal: dict, status: int = HTTPStatus.SERVICE_UNAVAILABLE) -> Reply:
@@ -323,11 +323,13 @@ def dispatch(session: Session, message, headers=None) -> Reply:
             if modern and headers is not None:  # checked as a request is, so no gateway routes it on a lie
                 eras.modern_era(message, headers)
         except RpcError as error:  # answered over HTTP only (a 400 whose error has no id); stdio answers nothing
+            assert error.status is not None  # modern_era refuses only with the new era's status for its code
             return Reply(error_response(None, error.code, error.message, error.data), error.status)
         return Reply(None)
     request_id = message["id"]
     try:
         era = eras.modern_era(message, headers) if modern else era
+        assert era is not None  # the handshake decided it above for every request not in the new era
         return _route(session, era, request_id, message)
     except RpcError as error:
         status = error.status or (eras.MODERN_STATUS.get(error.code, HTTPStatus.OK) if modern else HTTPStatus.OK)

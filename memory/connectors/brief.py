@@ -107,7 +107,7 @@ def records(memory: Memory, kept: Kept) -> list[dict]:
 def _named_actions(question: str, actions: set[str]) -> list[str]:
     """The actions a question speaks of: 'deploys', 'deployed' -> deploy; 'incidents' -> incident_open."""
     words = {w.casefold() for w in _WORD.findall(question)}
-    named = []
+    named: list[str] = []
     for action in sorted(actions, key=len):
         stem = action.split("_")[0]
         if len(stem) >= STEM_MIN and any(w.startswith(stem[: max(STEM_MIN, len(stem) - 1)]) for w in words):
@@ -125,7 +125,7 @@ def _two_things(question: str, dated: list[dict]) -> list[dict]:
     """The two records a "which came first" compares: those whose thread the question names (INC-101, a
     PR), else the best-ranked record and the best one from another thread."""
     q = question.casefold()
-    named = {}
+    named: dict[str, dict] = {}
     for r in dated:
         if r.get("thread") and r["thread"].casefold() in q:
             named.setdefault(r["thread"], r)
@@ -140,7 +140,7 @@ def _two_things(question: str, dated: list[dict]) -> list[dict]:
         ),
         None,
     )
-    return [first, other] if other else []
+    return [first, other] if first and other else []  # another is found only beside a first
 
 
 def work_out(memory: Memory, kept: Kept) -> list[dict]:

@@ -14,6 +14,7 @@ from datetime import datetime
 from django.db.models import Count
 
 from ..errors import CannotAnswer, echoed
+from ..models import Passage
 from ..paths import iso
 from ..selectors import Memory
 
@@ -135,9 +136,9 @@ def owner(memory: Memory) -> str:
     return (users or list(known))[0]
 
 
-def passages_of(memory: Memory, item_pks) -> dict[int, object]:
+def passages_of(memory: Memory, item_pks) -> dict[int, Passage]:
     """item pk -> its first passage (the address an answer cites)."""
-    found: dict[int, object] = {}
+    found: dict[int, Passage] = {}
     for p in memory.passages().filter(item_id__in=list(item_pks)).order_by("item_id", "seq"):
         found.setdefault(p.item_id, p)
     return found

@@ -10,6 +10,7 @@ import re
 import statistics
 from collections import Counter
 from datetime import timedelta
+from typing import Any
 
 from ..selectors import Memory
 from .events import CHAT, Event, cite, events, passages_of, resolve_person
@@ -79,7 +80,8 @@ def run_ups(sequence: list[Event], *, surface: str = "") -> list[dict]:
         if len(where) < 2:
             continue
         befores = {i: _run_up(sequence, i) for i in where}
-        steps, seen = (), 0
+        steps: tuple[str, ...] = ()
+        seen = 0
         for k in range(RUN_UP_STEPS, 0, -1):  # the longest sequence most of its times share
             suffixes = Counter(b[-k:] for b in befores.values() if len(b) >= k)
             if suffixes:
@@ -178,7 +180,7 @@ def memory_how_they_work(*, memory: Memory, who: str, surface: str = "") -> dict
     for entry in found:
         entry["example"] = _example(sequence, entry.pop("_example"), entry["steps"], passages)
     here = [e for e in written if e.surface == chosen] if chosen else written
-    answer = {
+    answer: dict[str, Any] = {
         "who": person,
         "surface": chosen,
         "surfaces": dict(surfaces.most_common(SURFACES_SHOWN)),

@@ -34,6 +34,8 @@ def distribution(actions: list[str], context: tuple) -> dict[str, tuple[float, t
     def level(ctx: tuple) -> dict[str, tuple[float, tuple]]:
         seen = counts.get(ctx)
         if not ctx:
+            # Callers pass a known author's actions, so the empty context was counted at least once.
+            assert seen is not None
             total = sum(seen.values())
             return {a: (c / total, ()) for a, c in seen.items()}
         lower = level(ctx[1:])

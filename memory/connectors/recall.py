@@ -9,6 +9,7 @@ names the model (or the kept passages) point to with another search.
 
 import json
 import re
+from typing import Any
 
 from django.conf import settings
 
@@ -121,7 +122,8 @@ def _follow(memory: Memory, kept: brief.Kept, names: list[str], followed: set[st
 
 def _model(memory: Memory, kept: brief.Kept, deep: bool) -> tuple[dict | None, int]:
     """The answer and how many calls it took: one, and with deep up to DEEP_CALLS more while memory is thin."""
-    answer, calls, followed = _ask(kept.question, kept), 1, set()
+    answer, calls = _ask(kept.question, kept), 1
+    followed: set[str] = set()
     while deep and calls <= DEEP_CALLS and (answer is None or answer["enough"] < THIN):
         names = [*(answer["follow"] if answer else []), *_names(kept)]
         if not _follow(memory, kept, names, followed):
@@ -145,7 +147,7 @@ def _text(question: str, as_of: str | None, estimate: float, kept: brief.Kept, a
     for _, p in kept.hits:
         who = f" {p.author}:" if p.author else ""
         text = p.text if len(p.text) <= PASSAGE_TEXT else p.text[:PASSAGE_TEXT] + "…"
-        lines.append(f"- [{p.passage_id}] {iso(p.at)[:16]}{who} {text}")
+        lines.append(f"- [{p.passage_id}] {p.at.isoformat()[:16]}{who} {text}")
     return "\n".join(lines) + "\n"
 
 
@@ -160,7 +162,7 @@ def memory_recall(*, memory: Memory, question: str, as_of: GivenTime | None = No
     answer, calls = _model(memory, kept, deep) if llm.configured() and kept.hits else (None, 0)
     if answer:
         estimate = answer["enough"]  # the model read the passages; its estimate replaces the fitted one
-    out = {
+    out: dict[str, Any] = {
         "question": question,
         "as_of": as_written,
         "enough": round(estimate, 3),
