@@ -100,7 +100,7 @@ migrate: $(VENV)/.installed database
 	@$(PY) manage.py migrate --noinput -v 0
 	@echo "Database migrated"
 
-# The embedding model's int8 file, made once from the installed package's (memory/model_file.py).
+# The embedding model's int8 file, made once from the installed package's (memory/model/int8_file.py).
 model: $(VENV)/.installed
 	@$(PY) manage.py makemodel
 
@@ -126,7 +126,7 @@ run: setup
 # mypy's Django plugin loads twin.settings: as a command, with a database URL that is parsed but never
 # connected to (so no embedded server starts) and a fixed key (so none is written under var/).
 CHECK_ENV := TWIN_PROCESS=command DATABASE_URL=postgresql://twin_app@127.0.0.1:1/twin SECRET_KEY=check
-check: $(VENV)/.installed
+check: $(VENV)/.installed $(VENV)/.client-python
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
 	$(CHECK_ENV) $(VENV)/bin/mypy
